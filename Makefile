@@ -13,15 +13,25 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 # SAN=address,undefined or SAN=thread builds everything with that sanitizer, in its own tree.
 SAN ?=
+# The generated tree to build: the checked-in generated/, or any tree the generator wrote
+# (`make generate LIBRARIES="cufft cublas" OUT=dir`, then `make GENERATED=dir`), built in its own
+# build/tree-<dir>. TRACE=0 builds without call tracing (CUBIND_NO_TRACE: loader/trace.h), in
+# its own build tree too.
+GENERATED ?= generated
+TRACE ?= 1
+TREE_BUILD := build$(if $(filter-out generated,$(GENERATED)),/tree-$(notdir $(abspath $(GENERATED))))$(if $(filter 0,$(TRACE)),/no-trace)
+TRACE_FLAGS := $(if $(filter 0,$(TRACE)),-DCUBIND_NO_TRACE)
 
 ifeq ($(SAN),)
-BUILD ?= build
+BUILD ?= $(TREE_BUILD)
 SAN_FLAGS :=
 else
-BUILD ?= build/san-$(subst $(comma),-,$(SAN))
+BUILD ?= $(TREE_BUILD)/san-$(subst $(comma),-,$(SAN))
 SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 comma := ,
+empty :=
+space := $(empty) $(empty)
 
 BUILD_DEPS := gcc libc6-dev make
 GENERATOR_DEPS := python3-clang-14 python3-jinja2
@@ -34,13 +44,16 @@ WARNINGS := -std=c11 -Wall -Wextra -Werror -pedantic
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(WARNINGS) $(CFLAGS) $(SAN_FLAGS)
 LDFLAGS_SAN := $(SAN_FLAGS)
-INCLUDES := -Iinclude -Igenerated/include
+INCLUDES := -Iinclude -I$(GENERATED)/include
 
-include generated/build.mk
+include $(GENERATED)/build.mk
 
-LIB_SOURCES := $(wildcard loader/*.c) $(wildcard generated/src/*.c)
+LIB_SOURCES := $(wildcard loader/*.c) $(wildcard $(GENERATED)/src/*.c)
 LIB_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SOURCES))
-PUBLIC_HEADERS := $(wildcard include/cubind/*.h) $(wildcard generated/include/cubind/*.h)
+# The static library's: the same sources compiled for embedding (CUBIND_EMBEDDED: cubind/platform.h
+# makes the API hidden), so a shared library that links libcubind.a exports none of cubind's symbols.
+EMBEDDED_OBJECTS := $(patsubst %.c,$(BUILD)/obj-embedded/%.o,$(LIB_SOURCES))
+PUBLIC_HEADERS := $(wildcard include/cubind/*.h) $(wildcard $(GENERATED)/include/cubind/*.h)
 BUILT_HEADERS := $(addprefix $(BUILD)/include/cubind/,$(notdir $(PUBLIC_HEADERS)))
 
 # cubind's version: include/cubind/version.h is its only source.
@@ -53,6 +66,9 @@ SONAME := libcubind.so.$(VERSION_MAJOR)
 REALNAME := libcubind.so.$(VERSION)
 # Only cubind_* is exported (abi/libcubind.map); abi/symbols.txt and abi/layout.txt are the baseline.
 VERSION_SCRIPT := abi/libcubind.map
+# The version node of every export (abi/libcubind.map): CUBIND_0.<MINOR> while the major version is
+# 0 (a minor release may change the ABI), CUBIND_<MAJOR> from 1.0 on.
+VERSION_NODE := CUBIND_$(VERSION_MAJOR)$(if $(filter 0,$(VERSION_MAJOR)),.$(VERSION_MINOR))
 
 LIBRARY_SO := $(BUILD)/lib/libcubind.so
 LIBRARY_SONAME := $(BUILD)/lib/$(SONAME)
@@ -61,7 +77,7 @@ LIBRARY_A := $(BUILD)/lib/libcubind.a
 PROBE := $(BUILD)/bin/cubind-probe
 
 .PHONY: bench all help deps deps-build deps-generator deps-test fetch-releases fetch-release-libs generate \
-        check-generated probe test \
+        check-generated probe test amalgamation \
         test-generator test-c compilers install install-strip clean
 
 all: $(LIBRARY_SO) $(LIBRARY_A) $(PROBE) $(BUILT_HEADERS)
@@ -69,6 +85,10 @@ all: $(LIBRARY_SO) $(LIBRARY_A) $(PROBE) $(BUILT_HEADERS)
 help:
 	@echo "make                  build $(LIBRARY_SO), $(LIBRARY_A), $(PROBE), $(BUILD)/include"
 	@echo "make generate         CUDA headers ($(CUDA_PATH)) -> generated/ (IR, headers, sources, mocks, tests)"
+	@echo "make generate LIBRARIES=\"cufft cublas\" OUT=dir   only those libraries (ids kept), into dir"
+	@echo "make GENERATED=dir    build (and test: make test-passthrough GENERATED=dir) another generated tree"
+	@echo "make TRACE=0          build without call tracing (CUBIND_TRACE), in $(BUILD)/no-trace"
+	@echo "make amalgamation LIBRARIES=cufft API_PREFIX=mylib OUT=dir   one .h and one .c to vendor"
 	@echo "make check-generated  fail if generated/ differs from what the generator produces"
 	@echo "make fetch-releases   the older CUDA releases' headers (Debian packages) -> the releases cache"
 	@echo "make fetch-release-libs  their shared libraries (for the tests) -> the releases cache"
@@ -101,11 +121,20 @@ fetch-releases:
 fetch-release-libs:
 	@PYTHON=$(PYTHON) sh tools/fetch-cuda-releases.sh libraries
 
+# OUT: the tree to write or check (default $(GENERATED)); LIBRARIES: a subset of the configured
+# libraries (their ids kept), which a tree records (CUBIND_SELECTION in its build.mk) for checking.
+OUT ?= $(GENERATED)
+LIBRARIES ?= $(CUBIND_SELECTION)
+GENERATOR_ARGS = --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \
+                 $(if $(LIBRARIES),--libraries $(LIBRARIES))
 generate: deps-generator fetch-releases
-	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) --out generated
+	@if [ -n "$(LIBRARIES)" ] && [ "$(abspath $(OUT))" = "$(abspath generated)" ]; then \
+	    echo "make generate: generated/ is the whole configuration; a subset (LIBRARIES=...) needs its own OUT=dir"; \
+	    exit 1; fi
+	$(PYTHON) -m generator generate $(GENERATOR_ARGS) --out $(OUT)
 
 check-generated: deps-generator fetch-releases
-	$(PYTHON) -m generator check --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) --out generated
+	$(PYTHON) -m generator check $(GENERATOR_ARGS) --out $(OUT)
 
 # --- library ----------------------------------------------------------------------------------
 # TLS descriptors where the compiler has them (gcc; not clang 14): the thread-local error record
@@ -115,9 +144,13 @@ TLS_DIALECT := $(shell $(CC) -mtls-dialect=gnu2 -E -x c /dev/null > /dev/null 2>
 # lookups of generated/src/libraries.c) a table of pointers, each relocated at start-up (650 in
 # all); gcc's jump tables hold offsets. Without them clang's switches are compare trees: cold code.
 SWITCH_FLAGS := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),-fno-jump-tables)
+LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(TRACE_FLAGS) $(INCLUDES) -Iloader
 $(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(INCLUDES) -Iloader -c $< -o $@
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+$(BUILD)/obj-embedded/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -DCUBIND_EMBEDDED -c $< -o $@
 
 # -Bsymbolic-functions: calls inside libcubind to its own exported functions are direct, not
 # through its PLT. Nothing links libgcc_s (loader/error.c looks the unwinder up when it first
@@ -139,7 +172,7 @@ $(LIBRARY_SONAME): $(LIBRARY_REAL)
 $(LIBRARY_SO): $(LIBRARY_SONAME)
 	ln -sf $(SONAME) $@
 
-$(LIBRARY_A): $(LIB_OBJECTS)
+$(LIBRARY_A): $(EMBEDDED_OBJECTS)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -147,7 +180,7 @@ $(LIBRARY_A): $(LIB_OBJECTS)
 $(BUILD)/include/cubind/%.h: include/cubind/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
-$(BUILD)/include/cubind/%.h: generated/include/cubind/%.h
+$(BUILD)/include/cubind/%.h: $(GENERATED)/include/cubind/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -162,6 +195,18 @@ probe: deps-build
 	$(MAKE) all
 	$(PROBE)
 
+# --- amalgamation: make amalgamation [LIBRARIES="cufft"] [API_PREFIX=mylib] [OUT=dir] ------------
+# cubind as <name>.h and <name>.c (name: API_PREFIX, else cubind) that compile alone, for projects
+# that vendor it (docs/embedding.md): the tree $(GENERATED), or a subset generated for LIBRARIES
+# given here; API_PREFIX renames cubind's identifiers (two copies in one linked object).
+API_PREFIX ?=
+AMALGAMATION_OUT := $(if $(filter command line environment,$(origin OUT)),$(OUT),$(BUILD)/amalgamation)
+AMALGAMATION_TREE := $(if $(filter command line,$(origin LIBRARIES)),$(BUILD)/amalgamation-tree/$(subst $(space),-,$(strip $(LIBRARIES))),$(GENERATED))
+amalgamation: deps-generator
+	$(if $(filter command line,$(origin LIBRARIES)),$(PYTHON) -m generator generate $(GENERATOR_ARGS) --out $(AMALGAMATION_TREE))
+	$(PYTHON) -m generator amalgamate --tree $(AMALGAMATION_TREE) $(if $(API_PREFIX),--prefix $(API_PREFIX)) \
+	    --out $(AMALGAMATION_OUT)
+
 # --- install: make install PREFIX=/opt/cubind [DESTDIR=/stage] -------------------------------------
 # Copies what `make` built (nothing is compiled here, no package is installed: a C11 compiler and
 # sed are all it takes) and the data files for FFI authors and packagers: pkg-config and CMake
@@ -170,10 +215,10 @@ probe: deps-build
 # `make install-strip` installs, then strips what it installed, as autotools and CMake do.
 PC_FILE := $(BUILD)/pkgconfig/cubind.pc
 CMAKE_FILES := $(BUILD)/cmake/cubindConfig.cmake $(BUILD)/cmake/cubindConfigVersion.cmake
-CDEF_FILES := $(wildcard generated/cdef/*.h generated/cdef/*.txt)
-CONSTANTS_FILE := generated/constants.json
+CDEF_FILES := $(wildcard $(GENERATED)/cdef/*.h $(GENERATED)/cdef/*.txt)
+CONSTANTS_FILE := $(GENERATED)/constants.json
 FFI_EXAMPLES := tests/consumers/ctypes_example.py
-IR_FILES := $(wildcard generated/ir/*.json)
+IR_FILES := $(wildcard $(GENERATED)/ir/*.json)
 IR_SCHEMA := ir.schema.json
 INSTALL_DATA := $(PC_FILE) $(CMAKE_FILES)
 STRIP ?= strip

@@ -11,7 +11,8 @@ if [ -n "$removed" ]; then
     echo "$removed" | sed 's/^/  - /'
     [ -z "$added" ] || echo "$added" | sed 's/^/  + /'
     echo "abi: if the break is intended, raise CUBIND_VERSION_MAJOR in include/cubind/version.h"
-    echo "     (while it is 0: CUBIND_VERSION_MINOR) and run 'make abi-baseline'."
+    echo "     (while it is 0: CUBIND_VERSION_MINOR) and the version node in abi/libcubind.map,"
+    echo "     and run 'make abi-baseline'."
     exit 1
 fi
 if [ -n "$added" ]; then

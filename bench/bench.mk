@@ -7,6 +7,8 @@
 #   make bench-ffi       only the FFI start rows: the CPU time cffi and LuaJIT take to parse
 #                        cdef/cubind.h and cdef/common.h + cdef/$(BENCH_FFI_MODULE).h (BENCH_FFI_RUNS
 #                        fresh processes each, median)
+#   make bench-size      only the size rows: stripped sizes of the full library, subsets and a program
+#                        embedding the cuFFT-only amalgamation, with and without tracing (bench/sizes.py)
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_CALLEE := $(BENCH_DIR)/callee/libcublas.so.13
@@ -52,6 +54,10 @@ test-bench-build: $(BENCH_PROGRAMS)
 
 bench: deps-generator deps-bench deps-bench-ffi $(BENCH_PROGRAMS)
 	$(PYTHON) bench/report.py --build $(BUILD) --generate-runs $(BENCH_GENERATE_RUNS) $(BENCH_FFI_ARGS) --out docs/benchmarks.md
+
+# Stripped sizes of the full library, subsets and an embedding program, traced and not (bench/sizes.py).
+bench-size: deps-generator
+	$(PYTHON) bench/sizes.py --build $(BUILD) --out $(BENCH_DIR)/size.md
 
 bench-generate: deps-generator
 	$(PYTHON) bench/report.py --generate-only --generate-runs $(BENCH_GENERATE_RUNS) --out $(BENCH_DIR)/generate.md

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import ffi_parse
+import sizes  # bench/sizes.py, beside this file
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU_RESULTS = ROOT / "bench" / "gpu" / "results.md"  # the last `make bench-gpu`, recorded from the GPU machine
@@ -482,6 +483,8 @@ def main() -> int:
     text += ("" if only else ROWS_NOTE.format(calls=CALLS)) + "\n" + table(result) + "\n"
     for note in notes:
         text += "\n" + note + "\n"
+    if not args.generate_only:
+        text += "\n" + sizes.section(Path(args.build))  # issue 20's rows: bench/sizes.py, make bench-size
     text += ("\nEarlier wall-clock notes on the wrapper's cost over a `dlsym`'ed pointer: "
              "[bench/results.md](../bench/results.md).\n" if not only else "")
     if not only and GPU_RESULTS.exists():

@@ -1,11 +1,16 @@
 """Command line of the cubind generator.
 
-    python3 -m generator generate [--cuda-path DIR] [--include-dir DIR]... [--out DIR]
-    python3 -m generator check    [--cuda-path DIR] [--include-dir DIR]... [--out DIR]
+    python3 -m generator generate [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--out DIR]
+    python3 -m generator check    [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--out DIR]
+    python3 -m generator amalgamate --tree DIR [--prefix NAME] --out DIR
 
 generate  parse the CUDA headers (stage 1), render every output (stage 2) and
           write the tree; nothing is written unless every step succeeded.
 check     regenerate in memory and compare with the tree; exit 1 on a difference.
+--libraries  only these libraries (names of generator/libraries.toml), with their pinned ids:
+          a tree that builds on its own (make GENERATED=DIR), with its own mocks and tests.
+amalgamate  a generated tree (--tree) with the loader as NAME.h and NAME.c in --out, which
+          compile alone (generator/amalgamate.py); --prefix NAME renames cubind's identifiers.
 Exit status 2 for a missing header directory, a header that fails to parse or an
 IR cubind cannot use; the message names the culprit.
 """
@@ -20,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_module
-from . import compat, macros, model, output, parallel, parse, releases, render
+from . import amalgamate, compat, macros, model, output, parallel, parse, releases, render, subset
 from .names import NameError_
 from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
@@ -28,11 +33,13 @@ from .typesel import TypeError_
 DEFAULT_CUDA = "/usr/local/cuda"
 
 
-def command_line(cuda_path: str, include_dirs: list[str]) -> str:
+def command_line(cuda_path: str, include_dirs: list[str], libraries: list[str] | None = None) -> str:
     """The command stamped into every file: the one that regenerates it."""
     suffix = "" if cuda_path == DEFAULT_CUDA else f" CUDA_PATH={cuda_path}"
     if include_dirs:
         suffix += f" INCLUDE_DIRS='{' '.join(include_dirs)}'"
+    if libraries:
+        suffix += f" LIBRARIES='{' '.join(libraries)}' OUT=<dir>"
     return f"make generate{suffix}"
 
 
@@ -45,10 +52,12 @@ class _Task:
 
 
 def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None = None,
-            previous: Path | None = None, releases_cache: Path | None = None) -> dict[str, str]:
+            previous: Path | None = None, releases_cache: Path | None = None,
+            libraries: list[str] | None = None) -> dict[str, str]:
     """Every generated file, by path. `previous`: the tree generated last (its IR sizes order the
     parallel work, heaviest unit first; nothing produced depends on it). `releases_cache`: where the
-    configured older releases' headers are (releases.cache_root() when None)."""
+    configured older releases' headers are (releases.cache_root() when None). `libraries`: a subset
+    (generator/subset.py); None or empty: every configured library."""
     config = config_module.load(config_path)
     extra = tuple(Path(d) for d in include_dirs or ())
     cache = releases_cache if releases_cache is not None else releases.cache_root()
@@ -79,7 +88,11 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
         ir["cuda_version"] = cuda_version
         ir["header_version"] = ir["header_version"] or cuda_version
         irs.append(compat.attach(compat.ReleaseIR(cuda_version, cuda_number, (), ir), older))
-    return render.render_all(model.build(config, irs), command_line(str(cuda_path), list(include_dirs or ())),
+    built = model.build(config, irs)
+    if libraries:
+        built = subset.select(built, libraries)
+    # the selection in the configuration's order: the same files whatever order it was given in
+    return render.render_all(built, command_line(str(cuda_path), list(include_dirs or ()), list(built.selection)),
                              cuda_path)
 
 
@@ -117,7 +130,7 @@ def _weight(extra: tuple[Path, ...], cuda_path: Path, previous: Path | None, tas
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m generator", description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=["generate", "check"])
+    parser.add_argument("action", choices=["generate", "check", "amalgamate"])
     parser.add_argument("--cuda-path", default=DEFAULT_CUDA, help="CUDA toolkit root (its include/ is parsed)")
     parser.add_argument("--out", default="generated", help="the generated tree")
     parser.add_argument("--include-dir", action="append", default=[], metavar="DIR",
@@ -126,10 +139,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--releases-cache", metavar="DIR", default=None,
                         help="where the older releases' headers are (default: $CUBIND_RELEASES_CACHE, else "
                              "${XDG_CACHE_HOME:-~/.cache}/cubind/releases; make fetch-releases fills it)")
+    parser.add_argument("--libraries", nargs="+", default=[], metavar="NAME",
+                        help="generate only these libraries (cufft cublas ...), keeping their ids")
+    parser.add_argument("--tree", help="amalgamate: the generated tree (generated, or a subset's)")
+    parser.add_argument("--prefix", help="amalgamate: <prefix>_* instead of cubind_* (a C identifier)")
     args = parser.parse_args(argv)
+    if args.action == "amalgamate":
+        return _amalgamate(args)
     try:
         files = produce(Path(args.cuda_path), Path(args.config), args.include_dir, previous=Path(args.out),
-                        releases_cache=Path(args.releases_cache) if args.releases_cache else None)
+                        releases_cache=Path(args.releases_cache) if args.releases_cache else None,
+                        libraries=args.libraries)
     except (ParseError, parse.IRError, TypeError_, NameError_, config_module.ConfigError, ValueError) as exc:
         print(f"cubind generator: error: {exc}", file=sys.stderr)
         return 2
@@ -145,6 +165,27 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     changed = output.write_tree(out, files)
     print(f"cubind generator: wrote {len(files)} files to {out} ({len(changed)} changed)")
+    return 0
+
+
+def _amalgamate(args: argparse.Namespace) -> int:
+    if args.tree is None:
+        print("cubind generator: error: amalgamate needs --tree DIR", file=sys.stderr)
+        return 2
+    if args.prefix is not None and not (args.prefix.isidentifier() and args.prefix.isascii()
+                                        and args.prefix.lower() == args.prefix):
+        print(f"cubind generator: error: --prefix {args.prefix!r} is not a lower-case C identifier", file=sys.stderr)
+        return 2
+    try:
+        files = amalgamate.amalgamate(Path(args.tree), args.prefix)
+    except amalgamate.AmalgamateError as exc:
+        print(f"cubind generator: error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (out / name).write_text(text)
+    print(f"cubind generator: wrote {', '.join(str(out / n) for n in files)} from {args.tree}")
     return 0
 
 

@@ -22,7 +22,7 @@ WHOLE = "cubind"    # the stem of the whole file
 def type_modules(model: Model, targets: list[ModuleModel]) -> list[ModuleModel]:
     """The modules whose types `targets` need, each after those it uses (the order in which
     the C headers' #includes declare them)."""
-    by_name = {m.module.name: m for m in model.modules}
+    by_name = {m.module.name: m for m in [*model.modules, *model.type_modules]}
     order: list[ModuleModel] = []
     seen: set[str] = set()
 

@@ -76,6 +76,10 @@ class Model:
     shared_groups: list[TypeGroup]
     modules: list[ModuleModel]
     libraries: list[LibraryModel]
+    # A subset (generator/subset.py): modules whose types the kept ones use, emitted as their
+    # *_types.h only, and the libraries kept (empty: every configured library).
+    type_modules: list[ModuleModel] = field(default_factory=list)
+    selection: tuple[str, ...] = ()
 
     @property
     def cuda_version_number(self) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 
 import jinja2
 
-from . import VERSION, ffi, irjson, parallel
+from . import VERSION, ffi, irjson, parallel, tracedesc
 from .model import LibraryModel, Model, ModuleModel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -37,30 +37,6 @@ def pointer_type(function: dict, name: str) -> str:
     params = ", ".join(p["decl"] for p in function["params"]) or "void"
     joiner = "" if returns.endswith("*") else " "
     return f"{returns}{joiner}(*{name})({params})"
-
-
-def trace_value(lib: LibraryModel, typed: dict, name: str | None, expr: str) -> str:
-    """The statement that writes a traced call's argument `name` (None: its result) of `typed` (a
-    parameter or the IR's "returns") with the value `expr`: integers as numbers, enums by name when
-    the value is one of the enum's constants, pointers in hex, floating point with %g, records as {...}."""
-    label = c_string(name) if name is not None else "NULL"
-    category = typed["category"]
-    if category == "integer":
-        if typed["canonical"].replace("const ", "").strip().startswith(("unsigned", "_Bool", "bool")):
-            return f"cubind__trace_unsigned(&cubind_call, {label}, (unsigned long long){expr});"
-        return f"cubind__trace_signed(&cubind_call, {label}, (long long){expr});"
-    if category == "enum":
-        lookup = lib.trace_enum_of.get(typed["type"])
-        if lookup is None:
-            return f"cubind__trace_signed(&cubind_call, {label}, (long long){expr});"
-        return f"cubind__trace_enum(&cubind_call, {label}, {lookup}((long long){expr}), (long long){expr});"
-    if category in ("pointer", "function_pointer"):
-        return f"cubind__trace_pointer(&cubind_call, {label}, (uintptr_t){expr});"
-    if category == "floating":
-        return f"cubind__trace_floating(&cubind_call, {label}, (double){expr});"
-    if category == "record":
-        return f"cubind__trace_record(&cubind_call, {label});"
-    raise ValueError(f"cannot trace a value of category {category} ({typed['type']})")
 
 
 def fits_int(value: int) -> bool:
@@ -126,8 +102,9 @@ def environment() -> jinja2.Environment:
     env.tests["fits_int"] = fits_int
     env.globals["prototype"] = prototype
     env.globals["pointer_type"] = pointer_type
-    env.globals["trace_value"] = trace_value
     env.filters["release_call"] = release_call
+    env.globals["trace_description"] = tracedesc.description
+    env.globals["trace_arguments"] = tracedesc.arguments
     return env
 
 
@@ -170,6 +147,8 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
         context = common | {"m": module}
         out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(context)
         out[f"include/cubind/{module.module.name}.h"] = _template(env, "module.h.j2", module.module.name).render(context)
+    for module in model.type_modules:  # a subset's: the types its modules use, not the functions
+        out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(common | {"m": module})
     out.update(ffi.render(env, model, common, out, cuda_path))  # cdef/*.h, docs/api/*.md
     out.update(half())
     return out

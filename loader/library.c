@@ -188,9 +188,14 @@ int cubind__ensure_loaded(cubind_library library)
         cubind__strbuf why = {0};
         tls_loading[library] = 1;
         char beside[PATH_MAX];
-        if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle,
-                         coupled_folder(library, beside, sizeof beside), &s->lib, &why) == 0 &&
-            (s->release = chosen_release(library, &s->lib, &why)) >= 0) {
+        if (cubind__libraries[library].soname_count == 0) { /* left out of a subset (generator --libraries) */
+            cubind__strbuf_printf(&why, "not part of this build of cubind, which was generated for a subset "
+                                        "of the libraries");
+            keep_failure(s, &why);
+            state = STATE_FAILED;
+        } else if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle,
+                                coupled_folder(library, beside, sizeof beside), &s->lib, &why) == 0 &&
+                   (s->release = chosen_release(library, &s->lib, &why)) >= 0) {
             state = STATE_LOADED;
         } else {
             keep_failure(s, &why);

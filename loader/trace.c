@@ -109,6 +109,11 @@ static void read_config(void)
 {
     const char *spec = cubind__getenv("CUBIND_TRACE");
     const char *file;
+#if defined(CUBIND_NO_TRACE)
+    if (spec != NULL && parse(spec))
+        dprintf(2, "cubind: CUBIND_TRACE ignored: this build of cubind has no tracing (CUBIND_NO_TRACE)\n");
+    spec = NULL;
+#endif
     if (spec == NULL || !parse(spec)) {
         atomic_store_explicit(&cubind__trace_state, STATE_OFF, memory_order_relaxed);
         return;

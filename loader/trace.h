@@ -22,9 +22,16 @@
 /* 0: off (configuration read); anything else: not read yet, or on. */
 extern _Atomic int cubind__trace_state;
 
+/* CUBIND_NO_TRACE (make TRACE=0): a build without tracing. Every wrapper's traced path is then
+ * unreachable and the compiler drops it (the full library stripped: 3.05 MB -> 1.70 MB, `make
+ * bench-size`), and CUBIND_TRACE is ignored, with one line on stderr saying so. */
 static inline int cubind__tracing(void)
 {
+#if defined(CUBIND_NO_TRACE)
+    return 0;
+#else
     return atomic_load_explicit(&cubind__trace_state, memory_order_relaxed) != 0;
+#endif
 }
 
 /* Read the configuration (once per process); 1 when any call is traced. */

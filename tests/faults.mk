@@ -19,17 +19,17 @@ $(TEST_BUILD)/test_faults: $(FAULTS_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FL
 	$(CC) -o $@ $(FAULTS_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
 
 # A mock libcublas whose constructor calls cubind while cubind is loading it.
-$(REENTRANT_MOCK): generated/tests/mock_cublas.c tests/mock/reentrant_constructor.c tests/mock/reentrant_constructor.h \
+$(REENTRANT_MOCK): $(GENERATED)/tests/mock_cublas.c tests/mock/reentrant_constructor.c tests/mock/reentrant_constructor.h \
                    $(RECORDER) $(LIBRARY_SO) $(PUBLIC_HEADERS) tests/faults.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcublas.so.13 -o $@ generated/tests/mock_cublas.c \
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcublas.so.13 -o $@ $(GENERATED)/tests/mock_cublas.c \
 	    tests/mock/reentrant_constructor.c -L$(MOCK_DIR) -lcubind_mock_recorder -L$(BUILD)/lib -lcubind \
 	    -Wl,-rpath,'$$ORIGIN/../mock' -Wl,-rpath,'$$ORIGIN/../../lib' $(LDFLAGS_SAN)
 
 # A mock libcufft whose constructor sleeps (fork while another thread loads it).
-$(SLOW_MOCK): generated/tests/mock_cufft.c tests/mock/slow_constructor.c $(RECORDER) $(PUBLIC_HEADERS) tests/faults.mk
+$(SLOW_MOCK): $(GENERATED)/tests/mock_cufft.c tests/mock/slow_constructor.c $(RECORDER) $(PUBLIC_HEADERS) tests/faults.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcufft.so.12 -o $@ generated/tests/mock_cufft.c \
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,libcufft.so.12 -o $@ $(GENERATED)/tests/mock_cufft.c \
 	    tests/mock/slow_constructor.c -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$ORIGIN/../mock' \
 	    $(LDFLAGS_SAN)
 

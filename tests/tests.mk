@@ -12,7 +12,7 @@ RECORDER := $(MOCK_DIR)/libcubind_mock_recorder.so
 MOCKS := $(foreach l,$(CUBIND_LIBRARIES),$(MOCK_DIR)/$(CUBIND_SONAME_$(l)))
 HALF_MOCKS := $(foreach l,$(CUBIND_LIBRARIES),$(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(l)))
 
-TEST_CFLAGS := $(ALL_CFLAGS) -DCUBIND_NO_DEPRECATION_WARNINGS $(INCLUDES) -Itests -Itests/mock -Igenerated/tests
+TEST_CFLAGS := $(ALL_CFLAGS) -DCUBIND_NO_DEPRECATION_WARNINGS $(INCLUDES) -Itests -Itests/mock -I$(GENERATED)/tests
 # Relative run paths: the test binaries also run from a copy of build/ on a GPU machine.
 # CMocka is found in $(TEST_BUILD)/lib first when a GPU run carried it there.
 TEST_LIBS := -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,'$$ORIGIN/lib' $(LDFLAGS_SAN)
@@ -23,7 +23,7 @@ MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_
 
 # The ABI check programs (see test-abi). Defined before any rule names them: make expands a
 # rule's prerequisites where it reads the rule (`make test-makefiles` catches a late definition).
-ABI_UNITS := $(patsubst generated/tests/abi_%.c,%,$(wildcard generated/tests/abi_*.c))
+ABI_UNITS := $(patsubst $(GENERATED)/tests/abi_%.c,%,$(wildcard $(GENERATED)/tests/abi_*.c))
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 
 # Unit tests of the loader on mocks, and of the real CUDA libraries.
@@ -31,14 +31,14 @@ C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_real $(TEST_BUILD)/test_
            $(TEST_BUILD)/test_trace-inline \
            $(TEST_BUILD)/test_unload
 # Each library's facts and two calls, generated from the configuration (tests/library_cases.h).
-LIBRARY_CASES := $(TEST_BUILD)/obj/generated/tests/library_cases.o
+LIBRARY_CASES := $(TEST_BUILD)/obj/$(GENERATED)/tests/library_cases.o
 PASSTHROUGH := $(TEST_BUILD)/passthrough
 PASSTHROUGH_OBJECTS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,tests/passthrough_main.c \
-                         $(wildcard generated/tests/passthrough_*.c))
+                         $(wildcard $(GENERATED)/tests/passthrough_*.c))
 # The same tests through the inline form of the wrappers (CUBIND_INLINE, cubind/inline.h).
 PASSTHROUGH_INLINE := $(TEST_BUILD)/passthrough-inline
 PASSTHROUGH_INLINE_OBJECTS := $(TEST_BUILD)/obj/tests/passthrough_main.o \
-                              $(patsubst %.c,$(TEST_BUILD)/obj-inline/%.o,$(wildcard generated/tests/passthrough_*.c))
+                              $(patsubst %.c,$(TEST_BUILD)/obj-inline/%.o,$(wildcard $(GENERATED)/tests/passthrough_*.c))
 
 # Linked binaries depend on the makefiles: their flags (run paths) live there.
 LINK_FLAGS_FILES := Makefile tests/tests.mk
@@ -51,6 +51,8 @@ RESULTS = $(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) --target $@ $(
 
 # The fault tests' variables (REENTRANT_MOCK, SLOW_MOCK) are used by test-valgrind below.
 include tests/faults.mk
+# Embedding: subsets, the amalgamation, the CMake subdirectory, two copies in one process.
+include tests/embed/embed.mk
 
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
@@ -94,7 +96,7 @@ compilers:
 	    echo "compilers: library, probe, mocks, tests and $$n ABI programs built with $(OTHER_CC)"
 	@$(RESULTS) passed compilers
 
-$(TEST_BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h generated/tests/*.h)
+$(TEST_BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h $(GENERATED)/tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c $< -o $@
 
@@ -104,10 +106,10 @@ $(RECORDER): tests/mock/recorder.c tests/mock/recorder.h
 
 # A mock of each library, named by its soname; the half mocks export every other symbol only.
 define mock_rules
-$(MOCK_DIR)/$(CUBIND_SONAME_$(1)): generated/tests/mock_$(1).c $(RECORDER) $(PUBLIC_HEADERS)
+$(MOCK_DIR)/$(CUBIND_SONAME_$(1)): $(GENERATED)/tests/mock_$(1).c $(RECORDER) $(PUBLIC_HEADERS)
 	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
 	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN' $(LDFLAGS_SAN)
-$(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(1)): generated/tests/mock_$(1).c $(RECORDER) $(PUBLIC_HEADERS)
+$(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(1)): $(GENERATED)/tests/mock_$(1).c $(RECORDER) $(PUBLIC_HEADERS)
 	@mkdir -p $$(dir $$@)
 	$(CC) $(TEST_CFLAGS) -DCUBIND_MOCK_HALF -fPIC -shared -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
 	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN/../mock' $(LDFLAGS_SAN)
@@ -119,7 +121,7 @@ $(foreach l,$(CUBIND_LIBRARIES),$(eval $(call mock_rules,$(l))))
 # (a library without that release keeps its newest mock).
 RELEASE_MOCKS := $(foreach l,$(CUBIND_LIBRARIES),$(foreach r,$(CUBIND_RELEASES_$(l)),$(TEST_BUILD)/mock-r$(r)/$(CUBIND_SONAME_$(l))))
 define release_mock_rules
-$(TEST_BUILD)/mock-r$(2)/$(CUBIND_SONAME_$(1)): generated/tests/mock_$(1)-r$(2).c $(RECORDER) $(PUBLIC_HEADERS)
+$(TEST_BUILD)/mock-r$(2)/$(CUBIND_SONAME_$(1)): $(GENERATED)/tests/mock_$(1)-r$(2).c $(RECORDER) $(PUBLIC_HEADERS)
 	@mkdir -p $$(dir $$@)
 	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
 	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN/../mock' $(LDFLAGS_SAN)
@@ -131,7 +133,7 @@ release_env = CUBIND_TEST_RELEASE=$(subst _,.,$(1)) $(foreach l,$(CUBIND_LIBRARI
 $(PASSTHROUGH): $(PASSTHROUGH_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(PASSTHROUGH_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
 
-$(TEST_BUILD)/obj-inline/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h generated/tests/*.h)
+$(TEST_BUILD)/obj-inline/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h $(GENERATED)/tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -DCUBIND_INLINE -c $< -o $@
 
@@ -171,20 +173,20 @@ $(TEST_BUILD)/sgemm: examples/sgemm.c examples/check.h $(LIBRARY_SO) $(BUILT_HEA
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ $(TEST_LIBS) -lm
 
-# --- ABI: cubind's declarations against NVIDIA's (generated/tests/abi_<unit>.c) ------------------
+# --- ABI: cubind's declarations against NVIDIA's ($(GENERATED)/tests/abi_<unit>.c) ------------------
 # Each check program is built with cubind's headers alone and with NVIDIA's headers first, as C
 # and as C++; the NVIDIA builds assert every wrapper's function type at compile time, and the three
 # programs must print the same values, sizes, alignments and offsets.
 ABI_FLAGS := -Wno-deprecated-declarations -DCUBIND_NO_DEPRECATION_WARNINGS $(INCLUDES)
 CXX_WARNINGS := -std=c++17 -Wall -Wextra -Werror -pedantic
 
-$(TEST_BUILD)/abi/%-cubind: generated/tests/abi_%.c $(PUBLIC_HEADERS)
+$(TEST_BUILD)/abi/%-cubind: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) $< -o $@ $(LDFLAGS_SAN)
-$(TEST_BUILD)/abi/%-nvidia: generated/tests/abi_%.c $(PUBLIC_HEADERS)
+$(TEST_BUILD)/abi/%-nvidia: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include $< -o $@ $(LDFLAGS_SAN)
-$(TEST_BUILD)/abi/%-cxx: generated/tests/abi_%.c $(PUBLIC_HEADERS)
+$(TEST_BUILD)/abi/%-cxx: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXX_WARNINGS) $(CFLAGS) $(SAN_FLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include \
 	    -x c++ $< -x none -o $@
@@ -197,15 +199,15 @@ test-abi: $(ABI_PROGRAMS)
 	    { echo "abi $$u: cubind's declarations differ from NVIDIA's:"; \
 	      diff $(TEST_BUILD)/abi/$$u-nvidia.txt $(TEST_BUILD)/abi/$$u-cubind.txt; exit 1; }; \
 	    echo "abi $$u: $$(wc -l < $(TEST_BUILD)/abi/$$u-cubind.txt) values, sizes and offsets identical; \
-	$$(grep -c "picks the wrapper out of" generated/tests/abi_$$u.c) wrapper types equal to NVIDIA's"; \
+	$$(grep -c "picks the wrapper out of" $(GENERATED)/tests/abi_$$u.c) wrapper types equal to NVIDIA's"; \
 	done
 	@$(RESULTS) passed test-abi
 
 # cubind's headers as programs take them (tests/test_headers.sh): each module header alone with the
 # core API; cubind.h and every NVIDIA header in one program, in both orders, CUDA's include
 # directory given as -I; cubind.h under every warning the compilers have. Not one line of output.
-test-headers: $(PUBLIC_HEADERS) tests/test_headers.sh generated/tests/header_alone.c generated/tests/include_order.c \
-              generated/tests/nvidia_headers.h
+test-headers: $(PUBLIC_HEADERS) tests/test_headers.sh $(GENERATED)/tests/header_alone.c $(GENERATED)/tests/include_order.c \
+              $(GENERATED)/tests/nvidia_headers.h
 	@tests/test_headers.sh $(CUDA_PATH) $(TEST_BUILD)/headers $(CUBIND_MODULES)
 	@$(RESULTS) passed test-headers
 
@@ -326,8 +328,8 @@ test-makefiles: deps-test
 	@$(RESULTS) passed test-makefiles
 	@$(RESULTS) run tests/summary pytest -- $(PYTHON) -m pytest -q tests/summary
 
-# The exported ABI against the checked-in baseline: the sorted dynamic symbols (only cubind_*,
-# abi/libcubind.map) and the layout of cubind's own public types, as the compiler prints it
+# The exported ABI against the checked-in baseline: the sorted dynamic symbols (only cubind_*, each
+# with its version node, and the node itself: abi/libcubind.map) and the layout of cubind's own public types, as the compiler prints it
 # (abi/layout.py writes the program). A removal or change fails; additions are reported.
 EXPORTS_DIR := $(TEST_BUILD)/exports
 
@@ -346,8 +348,10 @@ $(EXPORTS_DIR)/layout.txt: $(EXPORTS_DIR)/layout
 	$< | LC_ALL=C sort > $@
 
 test-exports: $(EXPORTS_DIR)/symbols.txt $(EXPORTS_DIR)/layout.txt
-	@if grep -v '^cubind_' $(EXPORTS_DIR)/symbols.txt; then \
-	    echo "test-exports: $(LIBRARY_REAL) exports symbols other than cubind_* (above)"; exit 1; fi
+	@grep -q '^$(VERSION_NODE) {' $(VERSION_SCRIPT) || \
+	    { echo "test-exports: the version node of $(VERSION_SCRIPT) is not $(VERSION_NODE) (include/cubind/version.h)"; exit 1; }
+	@if grep -v -x -e 'cubind_[A-Za-z0-9_]*@@$(VERSION_NODE)' -e '$(VERSION_NODE)' $(EXPORTS_DIR)/symbols.txt; then \
+	    echo "test-exports: $(LIBRARY_REAL) exports symbols other than cubind_*@@$(VERSION_NODE) (above)"; exit 1; fi
 	@readelf -d $(LIBRARY_REAL) | grep -q "SONAME.*\[$(SONAME)\]" || \
 	    { echo "test-exports: the soname of $(LIBRARY_REAL) is not $(SONAME)"; exit 1; }
 	@sh abi/compare.sh "exported symbols" abi/symbols.txt $(EXPORTS_DIR)/symbols.txt
@@ -398,7 +402,7 @@ $(TEST_BUILD)/test_gpu: tests/gpu/test_gpu.c $(LIBRARY_SO) $(PUBLIC_HEADERS) $(L
 	$(CC) $(TEST_CFLAGS) $(CUDA_RUNTIME_CFLAGS) $< -o $@ $(TEST_LIBS) $(CUDA_RUNTIME_LIBS) -lcmocka -lm
 
 # NAME=soname of each library's mock, for tests/gpu/run.sh (the paths differ on the GPU machine).
-$(MOCK_DIR)/environment.txt: generated/build.mk
+$(MOCK_DIR)/environment.txt: $(GENERATED)/build.mk
 	@mkdir -p $(dir $@)
 	printf '%s\n' $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(CUBIND_SONAME_$(l))) > $@
 

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "trace.h"
+#include "trace_log.h"
 
 #define SYMBOL_COUNT 50
 
@@ -535,6 +536,25 @@ static const char *trace_enum_10(long long value)
     }
 }
 
+/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
+static const char *trace_enum(unsigned which, long long value)
+{
+    switch (which) {
+    case 0: return trace_enum_0(value);
+    case 1: return trace_enum_1(value);
+    case 2: return trace_enum_2(value);
+    case 3: return trace_enum_3(value);
+    case 4: return trace_enum_4(value);
+    case 5: return trace_enum_5(value);
+    case 6: return trace_enum_6(value);
+    case 7: return trace_enum_7(value);
+    case 8: return trace_enum_8(value);
+    case 9: return trace_enum_9(value);
+    case 10: return trace_enum_10(value);
+    default: return NULL;
+    }
+}
+
 typedef cublasStatus_t (*cubind__cublasLtCreate_fn)(cublasLtHandle_t *lightHandle);
 static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle);
 
@@ -552,19 +572,15 @@ static cublasStatus_t call_cublasLtCreate(cublasLtHandle_t *lightHandle)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtCreate(lightHandle);
-    cubind_result = call_cublasLtCreate(lightHandle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 0), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtCreate(lightHandle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 0, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;plightHandle;", (int)cubind_result, (uintptr_t)lightHandle);
     return cubind_result;
 }
 
@@ -604,19 +620,15 @@ static cublasStatus_t call_cublasLtDestroy(cublasLtHandle_t lightHandle)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtDestroy(lightHandle);
-    cubind_result = call_cublasLtDestroy(lightHandle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 1), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtDestroy(lightHandle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 1, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;plightHandle;", (int)cubind_result, (uintptr_t)lightHandle);
     return cubind_result;
 }
 
@@ -651,19 +663,15 @@ static const char *call_cublasLtGetStatusName(cublasStatus_t status)
     return cubind_fn(status);
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD const char *traced_cublasLtGetStatusName(cublasStatus_t status)
 {
     cubind__trace_call cubind_call;
-    const char * cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtGetStatusName(status);
-    cubind_result = call_cublasLtGetStatusName(status);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 2), 0)) {
-        cubind__trace_enum(&cubind_call, "status", trace_enum_0((long long)status), (long long)status);
-        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    const char * cubind_result = call_cublasLtGetStatusName(status);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 2, 0, trace_enum,
+                          "p;e0:status;", (uintptr_t)cubind_result, (long long)status);
     return cubind_result;
 }
 
@@ -693,19 +701,15 @@ static const char *call_cublasLtGetStatusString(cublasStatus_t status)
     return cubind_fn(status);
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD const char *traced_cublasLtGetStatusString(cublasStatus_t status)
 {
     cubind__trace_call cubind_call;
-    const char * cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtGetStatusString(status);
-    cubind_result = call_cublasLtGetStatusString(status);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 3), 0)) {
-        cubind__trace_enum(&cubind_call, "status", trace_enum_0((long long)status), (long long)status);
-        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    const char * cubind_result = call_cublasLtGetStatusString(status);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 3, 0, trace_enum,
+                          "p;e0:status;", (uintptr_t)cubind_result, (long long)status);
     return cubind_result;
 }
 
@@ -735,18 +739,15 @@ static size_t call_cublasLtGetVersion(void)
     return cubind_fn();
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD size_t traced_cublasLtGetVersion(void)
 {
     cubind__trace_call cubind_call;
-    size_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtGetVersion();
-    cubind_result = call_cublasLtGetVersion();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 4), 0)) {
-        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    size_t cubind_result = call_cublasLtGetVersion();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 4, 0, trace_enum,
+                          "u;", (unsigned long long)cubind_result);
     return cubind_result;
 }
 
@@ -776,18 +777,15 @@ static size_t call_cublasLtGetCudartVersion(void)
     return cubind_fn();
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD size_t traced_cublasLtGetCudartVersion(void)
 {
     cubind__trace_call cubind_call;
-    size_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtGetCudartVersion();
-    cubind_result = call_cublasLtGetCudartVersion();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 5), 0)) {
-        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    size_t cubind_result = call_cublasLtGetCudartVersion();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 5, 0, trace_enum,
+                          "u;", (unsigned long long)cubind_result);
     return cubind_result;
 }
 
@@ -822,20 +820,15 @@ static cublasStatus_t call_cublasLtGetProperty(libraryPropertyType type, int *va
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtGetProperty(libraryPropertyType type, int *value)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtGetProperty(type, value);
-    cubind_result = call_cublasLtGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 6), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtGetProperty(type, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 6, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;e1:type;pvalue;", (int)cubind_result, (long long)type, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -875,19 +868,15 @@ static cublasStatus_t call_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtHeuristicsCacheGetCapacity(capacity);
-    cubind_result = call_cublasLtHeuristicsCacheGetCapacity(capacity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 7), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "capacity", (uintptr_t)capacity);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtHeuristicsCacheGetCapacity(capacity);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 7, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pcapacity;", (int)cubind_result, (uintptr_t)capacity);
     return cubind_result;
 }
 
@@ -927,19 +916,15 @@ static cublasStatus_t call_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtHeuristicsCacheSetCapacity(capacity);
-    cubind_result = call_cublasLtHeuristicsCacheSetCapacity(capacity);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 8), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "capacity", (unsigned long long)capacity);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtHeuristicsCacheSetCapacity(capacity);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 8, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ucapacity;", (int)cubind_result, (unsigned long long)capacity);
     return cubind_result;
 }
 
@@ -974,19 +959,15 @@ static unsigned int call_cublasLtDisableCpuInstructionsSetMask(unsigned int mask
     return cubind_fn(mask);
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD unsigned int traced_cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
 {
     cubind__trace_call cubind_call;
-    unsigned int cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtDisableCpuInstructionsSetMask(mask);
-    cubind_result = call_cublasLtDisableCpuInstructionsSetMask(mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 9), 0)) {
-        cubind__trace_unsigned(&cubind_call, "mask", (unsigned long long)mask);
-        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    unsigned int cubind_result = call_cublasLtDisableCpuInstructionsSetMask(mask);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 9, 0, trace_enum,
+                          "u;umask;", (unsigned long long)cubind_result, (unsigned long long)mask);
     return cubind_result;
 }
 
@@ -1021,34 +1002,15 @@ static cublasStatus_t call_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLt
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    cubind_result = call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 10), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
-        cubind__trace_pointer(&cubind_call, "computeDesc", (uintptr_t)computeDesc);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
-        cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
-        cubind__trace_pointer(&cubind_call, "B", (uintptr_t)B);
-        cubind__trace_pointer(&cubind_call, "Bdesc", (uintptr_t)Bdesc);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "C", (uintptr_t)C);
-        cubind__trace_pointer(&cubind_call, "Cdesc", (uintptr_t)Cdesc);
-        cubind__trace_pointer(&cubind_call, "D", (uintptr_t)D);
-        cubind__trace_pointer(&cubind_call, "Ddesc", (uintptr_t)Ddesc);
-        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
-        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
-        cubind__trace_unsigned(&cubind_call, "workspaceSizeInBytes", (unsigned long long)workspaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 10, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;plightHandle;pcomputeDesc;palpha;pA;pAdesc;pB;pBdesc;pbeta;pC;pCdesc;pD;pDdesc;palgo;pworkspace;uworkspaceSizeInBytes;pstream;", (int)cubind_result, (uintptr_t)lightHandle, (uintptr_t)computeDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)beta, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)D, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)workspace, (unsigned long long)workspaceSizeInBytes, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -1088,29 +1050,15 @@ static cublasStatus_t call_cublasLtMatrixTransform(cublasLtHandle_t lightHandle,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    cubind_result = call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 11), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
-        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
-        cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "B", (uintptr_t)B);
-        cubind__trace_pointer(&cubind_call, "Bdesc", (uintptr_t)Bdesc);
-        cubind__trace_pointer(&cubind_call, "C", (uintptr_t)C);
-        cubind__trace_pointer(&cubind_call, "Cdesc", (uintptr_t)Cdesc);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 11, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;plightHandle;ptransformDesc;palpha;pA;pAdesc;pbeta;pB;pBdesc;pC;pCdesc;pstream;", (int)cubind_result, (uintptr_t)lightHandle, (uintptr_t)transformDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)beta, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -1150,24 +1098,15 @@ static cublasStatus_t call_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayou
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
-    cubind_result = call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 12), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
-        cubind__trace_unsigned(&cubind_call, "rows", (unsigned long long)rows);
-        cubind__trace_unsigned(&cubind_call, "cols", (unsigned long long)cols);
-        cubind__trace_signed(&cubind_call, "ld", (long long)ld);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 12, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pmatLayout;usize;e2:type;urows;ucols;ild;", (int)cubind_result, (uintptr_t)matLayout, (unsigned long long)size, (long long)type, (unsigned long long)rows, (unsigned long long)cols, (long long)ld);
     return cubind_result;
 }
 
@@ -1207,23 +1146,15 @@ static cublasStatus_t call_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *ma
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
-    cubind_result = call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 13), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
-        cubind__trace_unsigned(&cubind_call, "rows", (unsigned long long)rows);
-        cubind__trace_unsigned(&cubind_call, "cols", (unsigned long long)cols);
-        cubind__trace_signed(&cubind_call, "ld", (long long)ld);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 13, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pmatLayout;e2:type;urows;ucols;ild;", (int)cubind_result, (uintptr_t)matLayout, (long long)type, (unsigned long long)rows, (unsigned long long)cols, (long long)ld);
     return cubind_result;
 }
 
@@ -1263,19 +1194,15 @@ static cublasStatus_t call_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t ma
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatrixLayoutDestroy(matLayout);
-    cubind_result = call_cublasLtMatrixLayoutDestroy(matLayout);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 14), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatrixLayoutDestroy(matLayout);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 14, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pmatLayout;", (int)cubind_result, (uintptr_t)matLayout);
     return cubind_result;
 }
 
@@ -1315,22 +1242,15 @@ static cublasStatus_t call_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
-    cubind_result = call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 15), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_3((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 15, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pmatLayout;e3:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)matLayout, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     return cubind_result;
 }
 
@@ -1370,23 +1290,15 @@ static cublasStatus_t call_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
-    cubind_result = call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 16), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "matLayout", (uintptr_t)matLayout);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_3((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 16, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pmatLayout;e3:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)matLayout, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     return cubind_result;
 }
 
@@ -1426,22 +1338,15 @@ static cublasStatus_t call_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
-    cubind_result = call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 17), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
-        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 17, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pmatmulDesc;usize;e4:computeType;e2:scaleType;", (int)cubind_result, (uintptr_t)matmulDesc, (unsigned long long)size, (long long)computeType, (long long)scaleType);
     return cubind_result;
 }
 
@@ -1481,21 +1386,15 @@ static cublasStatus_t call_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmul
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
-    cubind_result = call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 18), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
-        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 18, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pmatmulDesc;e4:computeType;e2:scaleType;", (int)cubind_result, (uintptr_t)matmulDesc, (long long)computeType, (long long)scaleType);
     return cubind_result;
 }
 
@@ -1535,19 +1434,15 @@ static cublasStatus_t call_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmul
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulDescDestroy(matmulDesc);
-    cubind_result = call_cublasLtMatmulDescDestroy(matmulDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 19), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulDescDestroy(matmulDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 19, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pmatmulDesc;", (int)cubind_result, (uintptr_t)matmulDesc);
     return cubind_result;
 }
 
@@ -1587,22 +1482,15 @@ static cublasStatus_t call_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t m
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
-    cubind_result = call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 20), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_5((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 20, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)matmulDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     return cubind_result;
 }
 
@@ -1642,23 +1530,15 @@ static cublasStatus_t call_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t m
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    cubind_result = call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 21), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "matmulDesc", (uintptr_t)matmulDesc);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_5((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 21, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)matmulDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     return cubind_result;
 }
 
@@ -1698,21 +1578,15 @@ static cublasStatus_t call_cublasLtMatrixTransformDescInit_internal(cublasLtMatr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
-    cubind_result = call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 22), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 22, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ptransformDesc;usize;e2:scaleType;", (int)cubind_result, (uintptr_t)transformDesc, (unsigned long long)size, (long long)scaleType);
     return cubind_result;
 }
 
@@ -1752,20 +1626,15 @@ static cublasStatus_t call_cublasLtMatrixTransformDescCreate(cublasLtMatrixTrans
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
-    cubind_result = call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 23), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
-        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 23, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ptransformDesc;e2:scaleType;", (int)cubind_result, (uintptr_t)transformDesc, (long long)scaleType);
     return cubind_result;
 }
 
@@ -1805,19 +1674,15 @@ static cublasStatus_t call_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTran
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatrixTransformDescDestroy(transformDesc);
-    cubind_result = call_cublasLtMatrixTransformDescDestroy(transformDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 24), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatrixTransformDescDestroy(transformDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 24, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ptransformDesc;", (int)cubind_result, (uintptr_t)transformDesc);
     return cubind_result;
 }
 
@@ -1857,22 +1722,15 @@ static cublasStatus_t call_cublasLtMatrixTransformDescSetAttribute(cublasLtMatri
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
-    cubind_result = call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 25), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_6((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 25, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)transformDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     return cubind_result;
 }
 
@@ -1912,23 +1770,15 @@ static cublasStatus_t call_cublasLtMatrixTransformDescGetAttribute(cublasLtMatri
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    cubind_result = call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 26), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_6((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 26, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)transformDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     return cubind_result;
 }
 
@@ -1968,20 +1818,15 @@ static cublasStatus_t call_cublasLtEmulationDescInit_internal(cublasLtEmulationD
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtEmulationDescInit_internal(emulationDesc, size);
-    cubind_result = call_cublasLtEmulationDescInit_internal(emulationDesc, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 27), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtEmulationDescInit_internal(emulationDesc, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 27, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pemulationDesc;usize;", (int)cubind_result, (uintptr_t)emulationDesc, (unsigned long long)size);
     return cubind_result;
 }
 
@@ -2021,19 +1866,15 @@ static cublasStatus_t call_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtEmulationDescCreate(emulationDesc);
-    cubind_result = call_cublasLtEmulationDescCreate(emulationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 28), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtEmulationDescCreate(emulationDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 28, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pemulationDesc;", (int)cubind_result, (uintptr_t)emulationDesc);
     return cubind_result;
 }
 
@@ -2073,19 +1914,15 @@ static cublasStatus_t call_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtEmulationDescDestroy(emulationDesc);
-    cubind_result = call_cublasLtEmulationDescDestroy(emulationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 29), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtEmulationDescDestroy(emulationDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 29, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pemulationDesc;", (int)cubind_result, (uintptr_t)emulationDesc);
     return cubind_result;
 }
 
@@ -2125,22 +1962,15 @@ static cublasStatus_t call_cublasLtEmulationDescSetAttribute(cublasLtEmulationDe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
-    cubind_result = call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 30), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_7((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 30, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)emulationDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     return cubind_result;
 }
 
@@ -2180,23 +2010,15 @@ static cublasStatus_t call_cublasLtEmulationDescGetAttribute(cublasLtEmulationDe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-    cubind_result = call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 31), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "emulationDesc", (uintptr_t)emulationDesc);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_7((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 31, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)emulationDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     return cubind_result;
 }
 
@@ -2236,20 +2058,15 @@ static cublasStatus_t call_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulP
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulPreferenceInit_internal(pref, size);
-    cubind_result = call_cublasLtMatmulPreferenceInit_internal(pref, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 32), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulPreferenceInit_internal(pref, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 32, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ppref;usize;", (int)cubind_result, (uintptr_t)pref, (unsigned long long)size);
     return cubind_result;
 }
 
@@ -2289,19 +2106,15 @@ static cublasStatus_t call_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreferen
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulPreferenceCreate(pref);
-    cubind_result = call_cublasLtMatmulPreferenceCreate(pref);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 33), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulPreferenceCreate(pref);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 33, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ppref;", (int)cubind_result, (uintptr_t)pref);
     return cubind_result;
 }
 
@@ -2341,19 +2154,15 @@ static cublasStatus_t call_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPrefere
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulPreferenceDestroy(pref);
-    cubind_result = call_cublasLtMatmulPreferenceDestroy(pref);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 34), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulPreferenceDestroy(pref);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 34, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ppref;", (int)cubind_result, (uintptr_t)pref);
     return cubind_result;
 }
 
@@ -2393,22 +2202,15 @@ static cublasStatus_t call_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
-    cubind_result = call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 35), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 35, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ppref;e8:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)pref, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     return cubind_result;
 }
 
@@ -2448,23 +2250,15 @@ static cublasStatus_t call_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
-    cubind_result = call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 36), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pref", (uintptr_t)pref);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 36, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ppref;e8:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)pref, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     return cubind_result;
 }
 
@@ -2504,28 +2298,15 @@ static cublasStatus_t call_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t light
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    cubind_result = call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 37), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
-        cubind__trace_pointer(&cubind_call, "operationDesc", (uintptr_t)operationDesc);
-        cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
-        cubind__trace_pointer(&cubind_call, "Bdesc", (uintptr_t)Bdesc);
-        cubind__trace_pointer(&cubind_call, "Cdesc", (uintptr_t)Cdesc);
-        cubind__trace_pointer(&cubind_call, "Ddesc", (uintptr_t)Ddesc);
-        cubind__trace_pointer(&cubind_call, "preference", (uintptr_t)preference);
-        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "heuristicResultsArray", (uintptr_t)heuristicResultsArray);
-        cubind__trace_pointer(&cubind_call, "returnAlgoCount", (uintptr_t)returnAlgoCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 37, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;ppreference;irequestedAlgoCount;pheuristicResultsArray;preturnAlgoCount;", (int)cubind_result, (uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)preference, (long long)requestedAlgoCount, (uintptr_t)heuristicResultsArray, (uintptr_t)returnAlgoCount);
     return cubind_result;
 }
 
@@ -2565,28 +2346,15 @@ static cublasStatus_t call_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    cubind_result = call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 38), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
-        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
-        cubind__trace_enum(&cubind_call, "Atype", trace_enum_2((long long)Atype), (long long)Atype);
-        cubind__trace_enum(&cubind_call, "Btype", trace_enum_2((long long)Btype), (long long)Btype);
-        cubind__trace_enum(&cubind_call, "Ctype", trace_enum_2((long long)Ctype), (long long)Ctype);
-        cubind__trace_enum(&cubind_call, "Dtype", trace_enum_2((long long)Dtype), (long long)Dtype);
-        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "algoIdsArray", (uintptr_t)algoIdsArray);
-        cubind__trace_pointer(&cubind_call, "returnAlgoCount", (uintptr_t)returnAlgoCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 38, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;irequestedAlgoCount;palgoIdsArray;preturnAlgoCount;", (int)cubind_result, (uintptr_t)lightHandle, (long long)computeType, (long long)scaleType, (long long)Atype, (long long)Btype, (long long)Ctype, (long long)Dtype, (long long)requestedAlgoCount, (uintptr_t)algoIdsArray, (uintptr_t)returnAlgoCount);
     return cubind_result;
 }
 
@@ -2626,27 +2394,15 @@ static cublasStatus_t call_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    cubind_result = call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 39), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_4((long long)computeType), (long long)computeType);
-        cubind__trace_enum(&cubind_call, "scaleType", trace_enum_2((long long)scaleType), (long long)scaleType);
-        cubind__trace_enum(&cubind_call, "Atype", trace_enum_2((long long)Atype), (long long)Atype);
-        cubind__trace_enum(&cubind_call, "Btype", trace_enum_2((long long)Btype), (long long)Btype);
-        cubind__trace_enum(&cubind_call, "Ctype", trace_enum_2((long long)Ctype), (long long)Ctype);
-        cubind__trace_enum(&cubind_call, "Dtype", trace_enum_2((long long)Dtype), (long long)Dtype);
-        cubind__trace_signed(&cubind_call, "algoId", (long long)algoId);
-        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 39, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;ialgoId;palgo;", (int)cubind_result, (uintptr_t)lightHandle, (long long)computeType, (long long)scaleType, (long long)Atype, (long long)Btype, (long long)Ctype, (long long)Dtype, (long long)algoId, (uintptr_t)algo);
     return cubind_result;
 }
 
@@ -2686,26 +2442,15 @@ static cublasStatus_t call_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    cubind_result = call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 40), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "lightHandle", (uintptr_t)lightHandle);
-        cubind__trace_pointer(&cubind_call, "operationDesc", (uintptr_t)operationDesc);
-        cubind__trace_pointer(&cubind_call, "Adesc", (uintptr_t)Adesc);
-        cubind__trace_pointer(&cubind_call, "Bdesc", (uintptr_t)Bdesc);
-        cubind__trace_pointer(&cubind_call, "Cdesc", (uintptr_t)Cdesc);
-        cubind__trace_pointer(&cubind_call, "Ddesc", (uintptr_t)Ddesc);
-        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
-        cubind__trace_pointer(&cubind_call, "result", (uintptr_t)result);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 40, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;palgo;presult;", (int)cubind_result, (uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)result);
     return cubind_result;
 }
 
@@ -2745,23 +2490,15 @@ static cublasStatus_t call_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    cubind_result = call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 41), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_9((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 41, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;palgo;e9:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     return cubind_result;
 }
 
@@ -2801,22 +2538,15 @@ static cublasStatus_t call_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
-    cubind_result = call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 42), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 42, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;palgo;e10:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     return cubind_result;
 }
 
@@ -2856,23 +2586,15 @@ static cublasStatus_t call_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMa
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    cubind_result = call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 43), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "buf", (uintptr_t)buf);
-        cubind__trace_unsigned(&cubind_call, "sizeInBytes", (unsigned long long)sizeInBytes);
-        cubind__trace_pointer(&cubind_call, "sizeWritten", (uintptr_t)sizeWritten);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 43, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;palgo;e10:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     return cubind_result;
 }
 
@@ -2912,19 +2634,15 @@ static cublasStatus_t call_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t ca
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtLoggerSetCallback(callback);
-    cubind_result = call_cublasLtLoggerSetCallback(callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 44), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtLoggerSetCallback(callback);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 44, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pcallback;", (int)cubind_result, (uintptr_t)callback);
     return cubind_result;
 }
 
@@ -2964,19 +2682,15 @@ static cublasStatus_t call_cublasLtLoggerSetFile(FILE *file)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetFile(FILE *file)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtLoggerSetFile(file);
-    cubind_result = call_cublasLtLoggerSetFile(file);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 45), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "file", (uintptr_t)file);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtLoggerSetFile(file);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 45, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;pfile;", (int)cubind_result, (uintptr_t)file);
     return cubind_result;
 }
 
@@ -3016,19 +2730,15 @@ static cublasStatus_t call_cublasLtLoggerOpenFile(const char *logFile)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerOpenFile(const char *logFile)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtLoggerOpenFile(logFile);
-    cubind_result = call_cublasLtLoggerOpenFile(logFile);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 46), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "logFile", (uintptr_t)logFile);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtLoggerOpenFile(logFile);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 46, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;plogFile;", (int)cubind_result, (uintptr_t)logFile);
     return cubind_result;
 }
 
@@ -3068,19 +2778,15 @@ static cublasStatus_t call_cublasLtLoggerSetLevel(int level)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetLevel(int level)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtLoggerSetLevel(level);
-    cubind_result = call_cublasLtLoggerSetLevel(level);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 47), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "level", (long long)level);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtLoggerSetLevel(level);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 47, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;ilevel;", (int)cubind_result, (long long)level);
     return cubind_result;
 }
 
@@ -3120,19 +2826,15 @@ static cublasStatus_t call_cublasLtLoggerSetMask(int mask)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetMask(int mask)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtLoggerSetMask(mask);
-    cubind_result = call_cublasLtLoggerSetMask(mask);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 48), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "mask", (long long)mask);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtLoggerSetMask(mask);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 48, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;imask;", (int)cubind_result, (long long)mask);
     return cubind_result;
 }
 
@@ -3172,18 +2874,15 @@ static cublasStatus_t call_cublasLtLoggerForceDisable(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerForceDisable(void)
 {
     cubind__trace_call cubind_call;
-    cublasStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT))
-        return call_cublasLtLoggerForceDisable();
-    cubind_result = call_cublasLtLoggerForceDisable();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cublasLt_symbols.table, 49), cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
+    cublasStatus_t cubind_result = call_cublasLtLoggerForceDisable();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 49, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "trace.h"
+#include "trace_log.h"
 
 #define SYMBOL_COUNT 220
 
@@ -2182,6 +2183,62 @@ static const char *trace_enum_47(long long value)
     }
 }
 
+/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
+static const char *trace_enum(unsigned which, long long value)
+{
+    switch (which) {
+    case 0: return trace_enum_0(value);
+    case 1: return trace_enum_1(value);
+    case 2: return trace_enum_2(value);
+    case 3: return trace_enum_3(value);
+    case 4: return trace_enum_4(value);
+    case 5: return trace_enum_5(value);
+    case 6: return trace_enum_6(value);
+    case 7: return trace_enum_7(value);
+    case 8: return trace_enum_8(value);
+    case 9: return trace_enum_9(value);
+    case 10: return trace_enum_10(value);
+    case 11: return trace_enum_11(value);
+    case 12: return trace_enum_12(value);
+    case 13: return trace_enum_13(value);
+    case 14: return trace_enum_14(value);
+    case 15: return trace_enum_15(value);
+    case 16: return trace_enum_16(value);
+    case 17: return trace_enum_17(value);
+    case 18: return trace_enum_18(value);
+    case 19: return trace_enum_19(value);
+    case 20: return trace_enum_20(value);
+    case 21: return trace_enum_21(value);
+    case 22: return trace_enum_22(value);
+    case 23: return trace_enum_23(value);
+    case 24: return trace_enum_24(value);
+    case 25: return trace_enum_25(value);
+    case 26: return trace_enum_26(value);
+    case 27: return trace_enum_27(value);
+    case 28: return trace_enum_28(value);
+    case 29: return trace_enum_29(value);
+    case 30: return trace_enum_30(value);
+    case 31: return trace_enum_31(value);
+    case 32: return trace_enum_32(value);
+    case 33: return trace_enum_33(value);
+    case 34: return trace_enum_34(value);
+    case 35: return trace_enum_35(value);
+    case 36: return trace_enum_36(value);
+    case 37: return trace_enum_37(value);
+    case 38: return trace_enum_38(value);
+    case 39: return trace_enum_39(value);
+    case 40: return trace_enum_40(value);
+    case 41: return trace_enum_41(value);
+    case 42: return trace_enum_42(value);
+    case 43: return trace_enum_43(value);
+    case 44: return trace_enum_44(value);
+    case 45: return trace_enum_45(value);
+    case 46: return trace_enum_46(value);
+    case 47: return trace_enum_47(value);
+    default: return NULL;
+    }
+}
+
 typedef size_t (*cubind__cudnnGetVersion_fn)(void);
 static CUBIND_COLD size_t slow_cudnnGetVersion(void);
 
@@ -2194,18 +2251,15 @@ static size_t call_cudnnGetVersion(void)
     return cubind_fn();
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD size_t traced_cudnnGetVersion(void)
 {
     cubind__trace_call cubind_call;
-    size_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetVersion();
-    cubind_result = call_cudnnGetVersion();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 0), 0)) {
-        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    size_t cubind_result = call_cudnnGetVersion();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 0, 0, trace_enum,
+                          "u;", (unsigned long long)cubind_result);
     return cubind_result;
 }
 
@@ -2235,18 +2289,15 @@ static size_t call_cudnnGetMaxDeviceVersion(void)
     return cubind_fn();
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD size_t traced_cudnnGetMaxDeviceVersion(void)
 {
     cubind__trace_call cubind_call;
-    size_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetMaxDeviceVersion();
-    cubind_result = call_cudnnGetMaxDeviceVersion();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 1), 0)) {
-        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    size_t cubind_result = call_cudnnGetMaxDeviceVersion();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 1, 0, trace_enum,
+                          "u;", (unsigned long long)cubind_result);
     return cubind_result;
 }
 
@@ -2276,18 +2327,15 @@ static size_t call_cudnnGetCudartVersion(void)
     return cubind_fn();
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD size_t traced_cudnnGetCudartVersion(void)
 {
     cubind__trace_call cubind_call;
-    size_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetCudartVersion();
-    cubind_result = call_cudnnGetCudartVersion();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 2), 0)) {
-        cubind__trace_unsigned(&cubind_call, NULL, (unsigned long long)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    size_t cubind_result = call_cudnnGetCudartVersion();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 2, 0, trace_enum,
+                          "u;", (unsigned long long)cubind_result);
     return cubind_result;
 }
 
@@ -2317,19 +2365,15 @@ static const char *call_cudnnGetErrorString(cudnnStatus_t status)
     return cubind_fn(status);
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD const char *traced_cudnnGetErrorString(cudnnStatus_t status)
 {
     cubind__trace_call cubind_call;
-    const char * cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetErrorString(status);
-    cubind_result = call_cudnnGetErrorString(status);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 3), 0)) {
-        cubind__trace_enum(&cubind_call, "status", trace_enum_0((long long)status), (long long)status);
-        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    const char * cubind_result = call_cudnnGetErrorString(status);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 3, 0, trace_enum,
+                          "p;e0:status;", (uintptr_t)cubind_result, (long long)status);
     return cubind_result;
 }
 
@@ -2359,20 +2403,15 @@ static void call_cudnnGetLastErrorString(char *message, size_t max_size)
     cubind_fn(message, max_size);
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD void traced_cudnnGetLastErrorString(char *message, size_t max_size)
 {
     cubind__trace_call cubind_call;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN)) {
-        call_cudnnGetLastErrorString(message, max_size);
-        return;
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
     call_cudnnGetLastErrorString(message, max_size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 4), 0)) {
-        cubind__trace_pointer(&cubind_call, "message", (uintptr_t)message);
-        cubind__trace_unsigned(&cubind_call, "max_size", (unsigned long long)max_size);
-        cubind__trace_end(&cubind_call);
-    }
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 4, 0, trace_enum,
+                          "v;pmessage;umax_size;", (uintptr_t)message, (unsigned long long)max_size);
 }
 
 /* What the wrapper calls until cudnnGetLastErrorString is resolved, and every call while tracing. */
@@ -2407,22 +2446,15 @@ static cudnnStatus_t call_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStat
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
-    cubind_result = call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 5), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "rstatus", (uintptr_t)rstatus);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_1((long long)mode), (long long)mode);
-        cubind__trace_pointer(&cubind_call, "tag", (uintptr_t)tag);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 5, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;prstatus;e1:mode;ptag;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)rstatus, (long long)mode, (uintptr_t)tag);
     return cubind_result;
 }
 
@@ -2462,20 +2494,15 @@ static cudnnStatus_t call_cudnnGetProperty(libraryPropertyType type, int *value)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetProperty(libraryPropertyType type, int *value)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetProperty(type, value);
-    cubind_result = call_cudnnGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 6), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "type", trace_enum_2((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetProperty(type, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 6, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;e2:type;pvalue;", (int)cubind_result, (long long)type, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -2515,19 +2542,15 @@ static cudnnStatus_t call_cudnnCreate(cudnnHandle_t *handle)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreate(cudnnHandle_t *handle)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreate(handle);
-    cubind_result = call_cudnnCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 7), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreate(handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 7, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
     return cubind_result;
 }
 
@@ -2567,19 +2590,15 @@ static cudnnStatus_t call_cudnnDestroy(cudnnHandle_t handle)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroy(cudnnHandle_t handle)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroy(handle);
-    cubind_result = call_cudnnDestroy(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 8), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroy(handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 8, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
     return cubind_result;
 }
 
@@ -2619,20 +2638,15 @@ static cudnnStatus_t call_cudnnSetStream(cudnnHandle_t handle, cudaStream_t stre
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetStream(handle, streamId);
-    cubind_result = call_cudnnSetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 9), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetStream(handle, streamId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 9, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pstreamId;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)streamId);
     return cubind_result;
 }
 
@@ -2672,20 +2686,15 @@ static cudnnStatus_t call_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *str
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetStream(handle, streamId);
-    cubind_result = call_cudnnGetStream(handle, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 10), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetStream(handle, streamId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 10, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pstreamId;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)streamId);
     return cubind_result;
 }
 
@@ -2725,21 +2734,15 @@ static cudnnStatus_t call_cudnnSetCallback(unsigned int mask, void *udata, cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetCallback(mask, udata, fptr);
-    cubind_result = call_cudnnSetCallback(mask, udata, fptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 11), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "mask", (unsigned long long)mask);
-        cubind__trace_pointer(&cubind_call, "udata", (uintptr_t)udata);
-        cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetCallback(mask, udata, fptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 11, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;umask;pudata;pfptr;", (int)cubind_result, (unsigned long long)mask, (uintptr_t)udata, (uintptr_t)fptr);
     return cubind_result;
 }
 
@@ -2779,21 +2782,15 @@ static cudnnStatus_t call_cudnnGetCallback(unsigned int *mask, void **udata, cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetCallback(mask, udata, fptr);
-    cubind_result = call_cudnnGetCallback(mask, udata, fptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 12), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "mask", (uintptr_t)mask);
-        cubind__trace_pointer(&cubind_call, "udata", (uintptr_t)udata);
-        cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetCallback(mask, udata, fptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 12, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pmask;pudata;pfptr;", (int)cubind_result, (uintptr_t)mask, (uintptr_t)udata, (uintptr_t)fptr);
     return cubind_result;
 }
 
@@ -2833,18 +2830,15 @@ static cudnnStatus_t call_cudnnGraphVersionCheck(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGraphVersionCheck(void)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGraphVersionCheck();
-    cubind_result = call_cudnnGraphVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 13), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGraphVersionCheck();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 13, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -2884,20 +2878,15 @@ static cudnnStatus_t call_cudnnBackendCreateDescriptor(cudnnBackendDescriptorTyp
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
-    cubind_result = call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 14), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "descriptorType", trace_enum_3((long long)descriptorType), (long long)descriptorType);
-        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBackendCreateDescriptor(descriptorType, descriptor);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 14, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;e3:descriptorType;pdescriptor;", (int)cubind_result, (long long)descriptorType, (uintptr_t)descriptor);
     return cubind_result;
 }
 
@@ -2937,19 +2926,15 @@ static cudnnStatus_t call_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBackendDestroyDescriptor(descriptor);
-    cubind_result = call_cudnnBackendDestroyDescriptor(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 15), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBackendDestroyDescriptor(descriptor);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 15, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pdescriptor;", (int)cubind_result, (uintptr_t)descriptor);
     return cubind_result;
 }
 
@@ -2989,19 +2974,15 @@ static cudnnStatus_t call_cudnnBackendInitialize(cudnnBackendDescriptor_t descri
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBackendInitialize(descriptor);
-    cubind_result = call_cudnnBackendInitialize(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 16), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBackendInitialize(descriptor);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 16, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pdescriptor;", (int)cubind_result, (uintptr_t)descriptor);
     return cubind_result;
 }
 
@@ -3041,19 +3022,15 @@ static cudnnStatus_t call_cudnnBackendFinalize(cudnnBackendDescriptor_t descript
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBackendFinalize(descriptor);
-    cubind_result = call_cudnnBackendFinalize(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 17), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBackendFinalize(descriptor);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 17, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pdescriptor;", (int)cubind_result, (uintptr_t)descriptor);
     return cubind_result;
 }
 
@@ -3093,23 +3070,15 @@ static cudnnStatus_t call_cudnnBackendSetAttribute(cudnnBackendDescriptor_t desc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
-    cubind_result = call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 18), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
-        cubind__trace_enum(&cubind_call, "attributeName", trace_enum_4((long long)attributeName), (long long)attributeName);
-        cubind__trace_enum(&cubind_call, "attributeType", trace_enum_5((long long)attributeType), (long long)attributeType);
-        cubind__trace_signed(&cubind_call, "elementCount", (long long)elementCount);
-        cubind__trace_pointer(&cubind_call, "arrayOfElements", (uintptr_t)arrayOfElements);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 18, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pdescriptor;e4:attributeName;e5:attributeType;ielementCount;parrayOfElements;", (int)cubind_result, (uintptr_t)descriptor, (long long)attributeName, (long long)attributeType, (long long)elementCount, (uintptr_t)arrayOfElements);
     return cubind_result;
 }
 
@@ -3149,24 +3118,15 @@ static cudnnStatus_t call_cudnnBackendGetAttribute(const cudnnBackendDescriptor_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
-    cubind_result = call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 19), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
-        cubind__trace_enum(&cubind_call, "attributeName", trace_enum_4((long long)attributeName), (long long)attributeName);
-        cubind__trace_enum(&cubind_call, "attributeType", trace_enum_5((long long)attributeType), (long long)attributeType);
-        cubind__trace_signed(&cubind_call, "requestedElementCount", (long long)requestedElementCount);
-        cubind__trace_pointer(&cubind_call, "elementCount", (uintptr_t)elementCount);
-        cubind__trace_pointer(&cubind_call, "arrayOfElements", (uintptr_t)arrayOfElements);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 19, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pdescriptor;e4:attributeName;e5:attributeType;irequestedElementCount;pelementCount;parrayOfElements;", (int)cubind_result, (uintptr_t)descriptor, (long long)attributeName, (long long)attributeType, (long long)requestedElementCount, (uintptr_t)elementCount, (uintptr_t)arrayOfElements);
     return cubind_result;
 }
 
@@ -3206,21 +3166,15 @@ static cudnnStatus_t call_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackend
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBackendExecute(handle, executionPlan, variantPack);
-    cubind_result = call_cudnnBackendExecute(handle, executionPlan, variantPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 20), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
-        cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBackendExecute(handle, executionPlan, variantPack);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 20, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pexecutionPlan;pvariantPack;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack);
     return cubind_result;
 }
 
@@ -3260,22 +3214,15 @@ static cudnnStatus_t call_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
-    cubind_result = call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 21), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
-        cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 21, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pexecutionPlan;pvariantPack;pgraph;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, (uintptr_t)graph);
     return cubind_result;
 }
 
@@ -3315,22 +3262,15 @@ static cudnnStatus_t call_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
-    cubind_result = call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 22), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "executionPlan", (uintptr_t)executionPlan);
-        cubind__trace_pointer(&cubind_call, "variantPack", (uintptr_t)variantPack);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 22, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pexecutionPlan;pvariantPack;pgraph;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)executionPlan, (uintptr_t)variantPack, (uintptr_t)graph);
     return cubind_result;
 }
 
@@ -3370,19 +3310,15 @@ static cudnnStatus_t call_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateTensorDescriptor(tensorDesc);
-    cubind_result = call_cudnnCreateTensorDescriptor(tensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 23), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateTensorDescriptor(tensorDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 23, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptensorDesc;", (int)cubind_result, (uintptr_t)tensorDesc);
     return cubind_result;
 }
 
@@ -3422,25 +3358,15 @@ static cudnnStatus_t call_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t ten
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
-    cubind_result = call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 24), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
-        cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
-        cubind__trace_signed(&cubind_call, "n", (long long)n);
-        cubind__trace_signed(&cubind_call, "c", (long long)c);
-        cubind__trace_signed(&cubind_call, "h", (long long)h);
-        cubind__trace_signed(&cubind_call, "w", (long long)w);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 24, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptensorDesc;e6:format;e7:dataType;in;ic;ih;iw;", (int)cubind_result, (uintptr_t)tensorDesc, (long long)format, (long long)dataType, (long long)n, (long long)c, (long long)h, (long long)w);
     return cubind_result;
 }
 
@@ -3480,28 +3406,15 @@ static cudnnStatus_t call_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    cubind_result = call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 25), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
-        cubind__trace_signed(&cubind_call, "n", (long long)n);
-        cubind__trace_signed(&cubind_call, "c", (long long)c);
-        cubind__trace_signed(&cubind_call, "h", (long long)h);
-        cubind__trace_signed(&cubind_call, "w", (long long)w);
-        cubind__trace_signed(&cubind_call, "nStride", (long long)nStride);
-        cubind__trace_signed(&cubind_call, "cStride", (long long)cStride);
-        cubind__trace_signed(&cubind_call, "hStride", (long long)hStride);
-        cubind__trace_signed(&cubind_call, "wStride", (long long)wStride);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 25, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptensorDesc;e7:dataType;in;ic;ih;iw;inStride;icStride;ihStride;iwStride;", (int)cubind_result, (uintptr_t)tensorDesc, (long long)dataType, (long long)n, (long long)c, (long long)h, (long long)w, (long long)nStride, (long long)cStride, (long long)hStride, (long long)wStride);
     return cubind_result;
 }
 
@@ -3541,28 +3454,15 @@ static cudnnStatus_t call_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    cubind_result = call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 26), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
-        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
-        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
-        cubind__trace_pointer(&cubind_call, "c", (uintptr_t)c);
-        cubind__trace_pointer(&cubind_call, "h", (uintptr_t)h);
-        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
-        cubind__trace_pointer(&cubind_call, "nStride", (uintptr_t)nStride);
-        cubind__trace_pointer(&cubind_call, "cStride", (uintptr_t)cStride);
-        cubind__trace_pointer(&cubind_call, "hStride", (uintptr_t)hStride);
-        cubind__trace_pointer(&cubind_call, "wStride", (uintptr_t)wStride);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 26, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptensorDesc;pdataType;pn;pc;ph;pw;pnStride;pcStride;phStride;pwStride;", (int)cubind_result, (uintptr_t)tensorDesc, (uintptr_t)dataType, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w, (uintptr_t)nStride, (uintptr_t)cStride, (uintptr_t)hStride, (uintptr_t)wStride);
     return cubind_result;
 }
 
@@ -3602,23 +3502,15 @@ static cudnnStatus_t call_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t ten
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[])
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
-    cubind_result = call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 27), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
-        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
-        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
-        cubind__trace_pointer(&cubind_call, "strideA", (uintptr_t)strideA);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 27, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptensorDesc;e7:dataType;inbDims;pdimA;pstrideA;", (int)cubind_result, (uintptr_t)tensorDesc, (long long)dataType, (long long)nbDims, (uintptr_t)dimA, (uintptr_t)strideA);
     return cubind_result;
 }
 
@@ -3658,23 +3550,15 @@ static cudnnStatus_t call_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[])
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
-    cubind_result = call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 28), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
-        cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
-        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
-        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 28, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptensorDesc;e6:format;e7:dataType;inbDims;pdimA;", (int)cubind_result, (uintptr_t)tensorDesc, (long long)format, (long long)dataType, (long long)nbDims, (uintptr_t)dimA);
     return cubind_result;
 }
 
@@ -3714,24 +3598,15 @@ static cudnnStatus_t call_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[])
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
-    cubind_result = call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 29), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
-        cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
-        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
-        cubind__trace_pointer(&cubind_call, "nbDims", (uintptr_t)nbDims);
-        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
-        cubind__trace_pointer(&cubind_call, "strideA", (uintptr_t)strideA);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 29, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptensorDesc;inbDimsRequested;pdataType;pnbDims;pdimA;pstrideA;", (int)cubind_result, (uintptr_t)tensorDesc, (long long)nbDimsRequested, (uintptr_t)dataType, (uintptr_t)nbDims, (uintptr_t)dimA, (uintptr_t)strideA);
     return cubind_result;
 }
 
@@ -3771,20 +3646,15 @@ static cudnnStatus_t call_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetTensorSizeInBytes(tensorDesc, size);
-    cubind_result = call_cudnnGetTensorSizeInBytes(tensorDesc, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 30), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetTensorSizeInBytes(tensorDesc, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 30, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptensorDesc;psize;", (int)cubind_result, (uintptr_t)tensorDesc, (uintptr_t)size);
     return cubind_result;
 }
 
@@ -3824,19 +3694,15 @@ static cudnnStatus_t call_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyTensorDescriptor(tensorDesc);
-    cubind_result = call_cudnnDestroyTensorDescriptor(tensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 31), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorDesc", (uintptr_t)tensorDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyTensorDescriptor(tensorDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 31, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptensorDesc;", (int)cubind_result, (uintptr_t)tensorDesc);
     return cubind_result;
 }
 
@@ -3876,22 +3742,15 @@ static cudnnStatus_t call_cudnnInitTransformDest(const cudnnTensorTransformDescr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
-    cubind_result = call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 32), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
-        cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
-        cubind__trace_pointer(&cubind_call, "destDesc", (uintptr_t)destDesc);
-        cubind__trace_pointer(&cubind_call, "destSizeInBytes", (uintptr_t)destSizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 32, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptransformDesc;psrcDesc;pdestDesc;pdestSizeInBytes;", (int)cubind_result, (uintptr_t)transformDesc, (uintptr_t)srcDesc, (uintptr_t)destDesc, (uintptr_t)destSizeInBytes);
     return cubind_result;
 }
 
@@ -3931,19 +3790,15 @@ static cudnnStatus_t call_cudnnCreateTensorTransformDescriptor(cudnnTensorTransf
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateTensorTransformDescriptor(transformDesc);
-    cubind_result = call_cudnnCreateTensorTransformDescriptor(transformDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 33), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateTensorTransformDescriptor(transformDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 33, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptransformDesc;", (int)cubind_result, (uintptr_t)transformDesc);
     return cubind_result;
 }
 
@@ -3983,25 +3838,15 @@ static cudnnStatus_t call_cudnnSetTensorTransformDescriptor(cudnnTensorTransform
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
-    cubind_result = call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 34), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
-        cubind__trace_unsigned(&cubind_call, "nbDims", (unsigned long long)nbDims);
-        cubind__trace_enum(&cubind_call, "destFormat", trace_enum_6((long long)destFormat), (long long)destFormat);
-        cubind__trace_pointer(&cubind_call, "padBeforeA", (uintptr_t)padBeforeA);
-        cubind__trace_pointer(&cubind_call, "padAfterA", (uintptr_t)padAfterA);
-        cubind__trace_pointer(&cubind_call, "foldA", (uintptr_t)foldA);
-        cubind__trace_enum(&cubind_call, "direction", trace_enum_8((long long)direction), (long long)direction);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 34, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptransformDesc;unbDims;e6:destFormat;ppadBeforeA;ppadAfterA;pfoldA;e8:direction;", (int)cubind_result, (uintptr_t)transformDesc, (unsigned long long)nbDims, (long long)destFormat, (uintptr_t)padBeforeA, (uintptr_t)padAfterA, (uintptr_t)foldA, (long long)direction);
     return cubind_result;
 }
 
@@ -4041,25 +3886,15 @@ static cudnnStatus_t call_cudnnGetTensorTransformDescriptor(cudnnTensorTransform
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
-    cubind_result = call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 35), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
-        cubind__trace_unsigned(&cubind_call, "nbDimsRequested", (unsigned long long)nbDimsRequested);
-        cubind__trace_pointer(&cubind_call, "destFormat", (uintptr_t)destFormat);
-        cubind__trace_pointer(&cubind_call, "padBeforeA", (uintptr_t)padBeforeA);
-        cubind__trace_pointer(&cubind_call, "padAfterA", (uintptr_t)padAfterA);
-        cubind__trace_pointer(&cubind_call, "foldA", (uintptr_t)foldA);
-        cubind__trace_pointer(&cubind_call, "direction", (uintptr_t)direction);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 35, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptransformDesc;unbDimsRequested;pdestFormat;ppadBeforeA;ppadAfterA;pfoldA;pdirection;", (int)cubind_result, (uintptr_t)transformDesc, (unsigned long long)nbDimsRequested, (uintptr_t)destFormat, (uintptr_t)padBeforeA, (uintptr_t)padAfterA, (uintptr_t)foldA, (uintptr_t)direction);
     return cubind_result;
 }
 
@@ -4099,19 +3934,15 @@ static cudnnStatus_t call_cudnnDestroyTensorTransformDescriptor(cudnnTensorTrans
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyTensorTransformDescriptor(transformDesc);
-    cubind_result = call_cudnnDestroyTensorTransformDescriptor(transformDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 36), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "transformDesc", (uintptr_t)transformDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyTensorTransformDescriptor(transformDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 36, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ptransformDesc;", (int)cubind_result, (uintptr_t)transformDesc);
     return cubind_result;
 }
 
@@ -4151,25 +3982,15 @@ static cudnnStatus_t call_cudnnTransformTensor(cudnnHandle_t handle, const void 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
-    cubind_result = call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 37), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 37, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;palpha;pxDesc;px;pbeta;pyDesc;py;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
     return cubind_result;
 }
 
@@ -4209,26 +4030,15 @@ static cudnnStatus_t call_cudnnTransformTensorEx(cudnnHandle_t handle, const cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    cubind_result = call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 38), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "transDesc", (uintptr_t)transDesc);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
-        cubind__trace_pointer(&cubind_call, "srcData", (uintptr_t)srcData);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "destDesc", (uintptr_t)destDesc);
-        cubind__trace_pointer(&cubind_call, "destData", (uintptr_t)destData);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 38, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;ptransDesc;palpha;psrcDesc;psrcData;pbeta;pdestDesc;pdestData;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)transDesc, (uintptr_t)alpha, (uintptr_t)srcDesc, (uintptr_t)srcData, (uintptr_t)beta, (uintptr_t)destDesc, (uintptr_t)destData);
     return cubind_result;
 }
 
@@ -4268,25 +4078,15 @@ static cudnnStatus_t call_cudnnAddTensor(cudnnHandle_t handle, const void *alpha
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
-    cubind_result = call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 39), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
-        cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
-        cubind__trace_pointer(&cubind_call, "C", (uintptr_t)C);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 39, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;palpha;paDesc;pA;pbeta;pcDesc;pC;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C);
     return cubind_result;
 }
 
@@ -4326,19 +4126,15 @@ static cudnnStatus_t call_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateOpTensorDescriptor(opTensorDesc);
-    cubind_result = call_cudnnCreateOpTensorDescriptor(opTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 40), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateOpTensorDescriptor(opTensorDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 40, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;popTensorDesc;", (int)cubind_result, (uintptr_t)opTensorDesc);
     return cubind_result;
 }
 
@@ -4378,22 +4174,15 @@ static cudnnStatus_t call_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t o
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    cubind_result = call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 41), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
-        cubind__trace_enum(&cubind_call, "opTensorOp", trace_enum_9((long long)opTensorOp), (long long)opTensorOp);
-        cubind__trace_enum(&cubind_call, "opTensorCompType", trace_enum_7((long long)opTensorCompType), (long long)opTensorCompType);
-        cubind__trace_enum(&cubind_call, "opTensorNanOpt", trace_enum_10((long long)opTensorNanOpt), (long long)opTensorNanOpt);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 41, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;popTensorDesc;e9:opTensorOp;e7:opTensorCompType;e10:opTensorNanOpt;", (int)cubind_result, (uintptr_t)opTensorDesc, (long long)opTensorOp, (long long)opTensorCompType, (long long)opTensorNanOpt);
     return cubind_result;
 }
 
@@ -4433,22 +4222,15 @@ static cudnnStatus_t call_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescript
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    cubind_result = call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 42), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
-        cubind__trace_pointer(&cubind_call, "opTensorOp", (uintptr_t)opTensorOp);
-        cubind__trace_pointer(&cubind_call, "opTensorCompType", (uintptr_t)opTensorCompType);
-        cubind__trace_pointer(&cubind_call, "opTensorNanOpt", (uintptr_t)opTensorNanOpt);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 42, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;popTensorDesc;popTensorOp;popTensorCompType;popTensorNanOpt;", (int)cubind_result, (uintptr_t)opTensorDesc, (uintptr_t)opTensorOp, (uintptr_t)opTensorCompType, (uintptr_t)opTensorNanOpt);
     return cubind_result;
 }
 
@@ -4488,19 +4270,15 @@ static cudnnStatus_t call_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
-    cubind_result = call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 43), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyOpTensorDescriptor(opTensorDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 43, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;popTensorDesc;", (int)cubind_result, (uintptr_t)opTensorDesc);
     return cubind_result;
 }
 
@@ -4540,29 +4318,15 @@ static cudnnStatus_t call_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTenso
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-    cubind_result = call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 44), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "opTensorDesc", (uintptr_t)opTensorDesc);
-        cubind__trace_pointer(&cubind_call, "alpha1", (uintptr_t)alpha1);
-        cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
-        cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
-        cubind__trace_pointer(&cubind_call, "alpha2", (uintptr_t)alpha2);
-        cubind__trace_pointer(&cubind_call, "bDesc", (uintptr_t)bDesc);
-        cubind__trace_pointer(&cubind_call, "B", (uintptr_t)B);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
-        cubind__trace_pointer(&cubind_call, "C", (uintptr_t)C);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 44, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;popTensorDesc;palpha1;paDesc;pA;palpha2;pbDesc;pB;pbeta;pcDesc;pC;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)opTensorDesc, (uintptr_t)alpha1, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)alpha2, (uintptr_t)bDesc, (uintptr_t)B, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C);
     return cubind_result;
 }
 
@@ -4602,19 +4366,15 @@ static cudnnStatus_t call_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDes
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
-    cubind_result = call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 45), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 45, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;preduceTensorDesc;", (int)cubind_result, (uintptr_t)reduceTensorDesc);
     return cubind_result;
 }
 
@@ -4654,24 +4414,15 @@ static cudnnStatus_t call_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescri
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    cubind_result = call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 46), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
-        cubind__trace_enum(&cubind_call, "reduceTensorOp", trace_enum_11((long long)reduceTensorOp), (long long)reduceTensorOp);
-        cubind__trace_enum(&cubind_call, "reduceTensorCompType", trace_enum_7((long long)reduceTensorCompType), (long long)reduceTensorCompType);
-        cubind__trace_enum(&cubind_call, "reduceTensorNanOpt", trace_enum_10((long long)reduceTensorNanOpt), (long long)reduceTensorNanOpt);
-        cubind__trace_enum(&cubind_call, "reduceTensorIndices", trace_enum_12((long long)reduceTensorIndices), (long long)reduceTensorIndices);
-        cubind__trace_enum(&cubind_call, "reduceTensorIndicesType", trace_enum_13((long long)reduceTensorIndicesType), (long long)reduceTensorIndicesType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 46, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;preduceTensorDesc;e11:reduceTensorOp;e7:reduceTensorCompType;e10:reduceTensorNanOpt;e12:reduceTensorIndices;e13:reduceTensorIndicesType;", (int)cubind_result, (uintptr_t)reduceTensorDesc, (long long)reduceTensorOp, (long long)reduceTensorCompType, (long long)reduceTensorNanOpt, (long long)reduceTensorIndices, (long long)reduceTensorIndicesType);
     return cubind_result;
 }
 
@@ -4711,24 +4462,15 @@ static cudnnStatus_t call_cudnnGetReduceTensorDescriptor(const cudnnReduceTensor
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    cubind_result = call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 47), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
-        cubind__trace_pointer(&cubind_call, "reduceTensorOp", (uintptr_t)reduceTensorOp);
-        cubind__trace_pointer(&cubind_call, "reduceTensorCompType", (uintptr_t)reduceTensorCompType);
-        cubind__trace_pointer(&cubind_call, "reduceTensorNanOpt", (uintptr_t)reduceTensorNanOpt);
-        cubind__trace_pointer(&cubind_call, "reduceTensorIndices", (uintptr_t)reduceTensorIndices);
-        cubind__trace_pointer(&cubind_call, "reduceTensorIndicesType", (uintptr_t)reduceTensorIndicesType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 47, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;preduceTensorDesc;preduceTensorOp;preduceTensorCompType;preduceTensorNanOpt;preduceTensorIndices;preduceTensorIndicesType;", (int)cubind_result, (uintptr_t)reduceTensorDesc, (uintptr_t)reduceTensorOp, (uintptr_t)reduceTensorCompType, (uintptr_t)reduceTensorNanOpt, (uintptr_t)reduceTensorIndices, (uintptr_t)reduceTensorIndicesType);
     return cubind_result;
 }
 
@@ -4768,19 +4510,15 @@ static cudnnStatus_t call_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
-    cubind_result = call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 48), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 48, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;preduceTensorDesc;", (int)cubind_result, (uintptr_t)reduceTensorDesc);
     return cubind_result;
 }
 
@@ -4820,23 +4558,15 @@ static cudnnStatus_t call_cudnnGetReductionIndicesSize(cudnnHandle_t handle, con
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    cubind_result = call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 49), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
-        cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
-        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 49, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;preduceTensorDesc;paDesc;pcDesc;psizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)aDesc, (uintptr_t)cDesc, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -4876,23 +4606,15 @@ static cudnnStatus_t call_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    cubind_result = call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 50), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
-        cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
-        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 50, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;preduceTensorDesc;paDesc;pcDesc;psizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)aDesc, (uintptr_t)cDesc, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -4932,30 +4654,15 @@ static cudnnStatus_t call_cudnnReduceTensor(cudnnHandle_t handle, const cudnnRed
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
-    cubind_result = call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 51), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "reduceTensorDesc", (uintptr_t)reduceTensorDesc);
-        cubind__trace_pointer(&cubind_call, "indices", (uintptr_t)indices);
-        cubind__trace_unsigned(&cubind_call, "indicesSizeInBytes", (unsigned long long)indicesSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
-        cubind__trace_unsigned(&cubind_call, "workspaceSizeInBytes", (unsigned long long)workspaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "aDesc", (uintptr_t)aDesc);
-        cubind__trace_pointer(&cubind_call, "A", (uintptr_t)A);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
-        cubind__trace_pointer(&cubind_call, "C", (uintptr_t)C);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 51, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;preduceTensorDesc;pindices;uindicesSizeInBytes;pworkspace;uworkspaceSizeInBytes;palpha;paDesc;pA;pbeta;pcDesc;pC;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)reduceTensorDesc, (uintptr_t)indices, (unsigned long long)indicesSizeInBytes, (uintptr_t)workspace, (unsigned long long)workspaceSizeInBytes, (uintptr_t)alpha, (uintptr_t)aDesc, (uintptr_t)A, (uintptr_t)beta, (uintptr_t)cDesc, (uintptr_t)C);
     return cubind_result;
 }
 
@@ -4995,22 +4702,15 @@ static cudnnStatus_t call_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensor
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetTensor(handle, yDesc, y, valuePtr);
-    cubind_result = call_cudnnSetTensor(handle, yDesc, y, valuePtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 52), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "valuePtr", (uintptr_t)valuePtr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetTensor(handle, yDesc, y, valuePtr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 52, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pyDesc;py;pvaluePtr;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)valuePtr);
     return cubind_result;
 }
 
@@ -5050,22 +4750,15 @@ static cudnnStatus_t call_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTens
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnScaleTensor(handle, yDesc, y, alpha);
-    cubind_result = call_cudnnScaleTensor(handle, yDesc, y, alpha);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 53), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnScaleTensor(handle, yDesc, y, alpha);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 53, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pyDesc;py;palpha;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)alpha);
     return cubind_result;
 }
 
@@ -5105,19 +4798,15 @@ static cudnnStatus_t call_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *f
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateFilterDescriptor(filterDesc);
-    cubind_result = call_cudnnCreateFilterDescriptor(filterDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 54), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateFilterDescriptor(filterDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 54, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pfilterDesc;", (int)cubind_result, (uintptr_t)filterDesc);
     return cubind_result;
 }
 
@@ -5157,25 +4846,15 @@ static cudnnStatus_t call_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t fil
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    cubind_result = call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 55), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
-        cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
-        cubind__trace_signed(&cubind_call, "k", (long long)k);
-        cubind__trace_signed(&cubind_call, "c", (long long)c);
-        cubind__trace_signed(&cubind_call, "h", (long long)h);
-        cubind__trace_signed(&cubind_call, "w", (long long)w);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 55, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pfilterDesc;e7:dataType;e6:format;ik;ic;ih;iw;", (int)cubind_result, (uintptr_t)filterDesc, (long long)dataType, (long long)format, (long long)k, (long long)c, (long long)h, (long long)w);
     return cubind_result;
 }
 
@@ -5215,25 +4894,15 @@ static cudnnStatus_t call_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    cubind_result = call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 56), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
-        cubind__trace_pointer(&cubind_call, "format", (uintptr_t)format);
-        cubind__trace_pointer(&cubind_call, "k", (uintptr_t)k);
-        cubind__trace_pointer(&cubind_call, "c", (uintptr_t)c);
-        cubind__trace_pointer(&cubind_call, "h", (uintptr_t)h);
-        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 56, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pfilterDesc;pdataType;pformat;pk;pc;ph;pw;", (int)cubind_result, (uintptr_t)filterDesc, (uintptr_t)dataType, (uintptr_t)format, (uintptr_t)k, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w);
     return cubind_result;
 }
 
@@ -5273,23 +4942,15 @@ static cudnnStatus_t call_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t fil
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[])
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
-    cubind_result = call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 57), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
-        cubind__trace_enum(&cubind_call, "format", trace_enum_6((long long)format), (long long)format);
-        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
-        cubind__trace_pointer(&cubind_call, "filterDimA", (uintptr_t)filterDimA);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 57, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pfilterDesc;e7:dataType;e6:format;inbDims;pfilterDimA;", (int)cubind_result, (uintptr_t)filterDesc, (long long)dataType, (long long)format, (long long)nbDims, (uintptr_t)filterDimA);
     return cubind_result;
 }
 
@@ -5329,24 +4990,15 @@ static cudnnStatus_t call_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[])
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
-    cubind_result = call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 58), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
-        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
-        cubind__trace_pointer(&cubind_call, "format", (uintptr_t)format);
-        cubind__trace_pointer(&cubind_call, "nbDims", (uintptr_t)nbDims);
-        cubind__trace_pointer(&cubind_call, "filterDimA", (uintptr_t)filterDimA);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 58, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pfilterDesc;inbDimsRequested;pdataType;pformat;pnbDims;pfilterDimA;", (int)cubind_result, (uintptr_t)filterDesc, (long long)nbDimsRequested, (uintptr_t)dataType, (uintptr_t)format, (uintptr_t)nbDims, (uintptr_t)filterDimA);
     return cubind_result;
 }
 
@@ -5386,20 +5038,15 @@ static cudnnStatus_t call_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetFilterSizeInBytes(filterDesc, size);
-    cubind_result = call_cudnnGetFilterSizeInBytes(filterDesc, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 59), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetFilterSizeInBytes(filterDesc, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 59, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pfilterDesc;psize;", (int)cubind_result, (uintptr_t)filterDesc, (uintptr_t)size);
     return cubind_result;
 }
 
@@ -5439,26 +5086,15 @@ static cudnnStatus_t call_cudnnTransformFilter(cudnnHandle_t handle, const cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    cubind_result = call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 60), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "transDesc", (uintptr_t)transDesc);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
-        cubind__trace_pointer(&cubind_call, "srcData", (uintptr_t)srcData);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "destDesc", (uintptr_t)destDesc);
-        cubind__trace_pointer(&cubind_call, "destData", (uintptr_t)destData);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 60, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;ptransDesc;palpha;psrcDesc;psrcData;pbeta;pdestDesc;pdestData;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)transDesc, (uintptr_t)alpha, (uintptr_t)srcDesc, (uintptr_t)srcData, (uintptr_t)beta, (uintptr_t)destDesc, (uintptr_t)destData);
     return cubind_result;
 }
 
@@ -5498,19 +5134,15 @@ static cudnnStatus_t call_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t f
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyFilterDescriptor(filterDesc);
-    cubind_result = call_cudnnDestroyFilterDescriptor(filterDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 61), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyFilterDescriptor(filterDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 61, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pfilterDesc;", (int)cubind_result, (uintptr_t)filterDesc);
     return cubind_result;
 }
 
@@ -5550,27 +5182,15 @@ static cudnnStatus_t call_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmax
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
-    cubind_result = call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 62), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_14((long long)algo), (long long)algo);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_15((long long)mode), (long long)mode);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 62, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e14:algo;e15:mode;palpha;pxDesc;px;pbeta;pyDesc;py;", (int)cubind_result, (uintptr_t)handle, (long long)algo, (long long)mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
     return cubind_result;
 }
 
@@ -5610,19 +5230,15 @@ static cudnnStatus_t call_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreatePoolingDescriptor(poolingDesc);
-    cubind_result = call_cudnnCreatePoolingDescriptor(poolingDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 63), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreatePoolingDescriptor(poolingDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 63, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ppoolingDesc;", (int)cubind_result, (uintptr_t)poolingDesc);
     return cubind_result;
 }
 
@@ -5662,27 +5278,15 @@ static cudnnStatus_t call_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t p
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    cubind_result = call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 64), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_16((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "maxpoolingNanOpt", trace_enum_10((long long)maxpoolingNanOpt), (long long)maxpoolingNanOpt);
-        cubind__trace_signed(&cubind_call, "windowHeight", (long long)windowHeight);
-        cubind__trace_signed(&cubind_call, "windowWidth", (long long)windowWidth);
-        cubind__trace_signed(&cubind_call, "verticalPadding", (long long)verticalPadding);
-        cubind__trace_signed(&cubind_call, "horizontalPadding", (long long)horizontalPadding);
-        cubind__trace_signed(&cubind_call, "verticalStride", (long long)verticalStride);
-        cubind__trace_signed(&cubind_call, "horizontalStride", (long long)horizontalStride);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 64, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ppoolingDesc;e16:mode;e10:maxpoolingNanOpt;iwindowHeight;iwindowWidth;iverticalPadding;ihorizontalPadding;iverticalStride;ihorizontalStride;", (int)cubind_result, (uintptr_t)poolingDesc, (long long)mode, (long long)maxpoolingNanOpt, (long long)windowHeight, (long long)windowWidth, (long long)verticalPadding, (long long)horizontalPadding, (long long)verticalStride, (long long)horizontalStride);
     return cubind_result;
 }
 
@@ -5722,27 +5326,15 @@ static cudnnStatus_t call_cudnnGetPooling2dDescriptor(const cudnnPoolingDescript
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    cubind_result = call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 65), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
-        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
-        cubind__trace_pointer(&cubind_call, "maxpoolingNanOpt", (uintptr_t)maxpoolingNanOpt);
-        cubind__trace_pointer(&cubind_call, "windowHeight", (uintptr_t)windowHeight);
-        cubind__trace_pointer(&cubind_call, "windowWidth", (uintptr_t)windowWidth);
-        cubind__trace_pointer(&cubind_call, "verticalPadding", (uintptr_t)verticalPadding);
-        cubind__trace_pointer(&cubind_call, "horizontalPadding", (uintptr_t)horizontalPadding);
-        cubind__trace_pointer(&cubind_call, "verticalStride", (uintptr_t)verticalStride);
-        cubind__trace_pointer(&cubind_call, "horizontalStride", (uintptr_t)horizontalStride);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 65, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ppoolingDesc;pmode;pmaxpoolingNanOpt;pwindowHeight;pwindowWidth;pverticalPadding;phorizontalPadding;pverticalStride;phorizontalStride;", (int)cubind_result, (uintptr_t)poolingDesc, (uintptr_t)mode, (uintptr_t)maxpoolingNanOpt, (uintptr_t)windowHeight, (uintptr_t)windowWidth, (uintptr_t)verticalPadding, (uintptr_t)horizontalPadding, (uintptr_t)verticalStride, (uintptr_t)horizontalStride);
     return cubind_result;
 }
 
@@ -5782,25 +5374,15 @@ static cudnnStatus_t call_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t p
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[])
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    cubind_result = call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 66), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_16((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "maxpoolingNanOpt", trace_enum_10((long long)maxpoolingNanOpt), (long long)maxpoolingNanOpt);
-        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
-        cubind__trace_pointer(&cubind_call, "windowDimA", (uintptr_t)windowDimA);
-        cubind__trace_pointer(&cubind_call, "paddingA", (uintptr_t)paddingA);
-        cubind__trace_pointer(&cubind_call, "strideA", (uintptr_t)strideA);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 66, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ppoolingDesc;e16:mode;e10:maxpoolingNanOpt;inbDims;pwindowDimA;ppaddingA;pstrideA;", (int)cubind_result, (uintptr_t)poolingDesc, (long long)mode, (long long)maxpoolingNanOpt, (long long)nbDims, (uintptr_t)windowDimA, (uintptr_t)paddingA, (uintptr_t)strideA);
     return cubind_result;
 }
 
@@ -5840,26 +5422,15 @@ static cudnnStatus_t call_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescript
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[])
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    cubind_result = call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 67), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
-        cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
-        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
-        cubind__trace_pointer(&cubind_call, "maxpoolingNanOpt", (uintptr_t)maxpoolingNanOpt);
-        cubind__trace_pointer(&cubind_call, "nbDims", (uintptr_t)nbDims);
-        cubind__trace_pointer(&cubind_call, "windowDimA", (uintptr_t)windowDimA);
-        cubind__trace_pointer(&cubind_call, "paddingA", (uintptr_t)paddingA);
-        cubind__trace_pointer(&cubind_call, "strideA", (uintptr_t)strideA);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 67, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ppoolingDesc;inbDimsRequested;pmode;pmaxpoolingNanOpt;pnbDims;pwindowDimA;ppaddingA;pstrideA;", (int)cubind_result, (uintptr_t)poolingDesc, (long long)nbDimsRequested, (uintptr_t)mode, (uintptr_t)maxpoolingNanOpt, (uintptr_t)nbDims, (uintptr_t)windowDimA, (uintptr_t)paddingA, (uintptr_t)strideA);
     return cubind_result;
 }
 
@@ -5899,22 +5470,15 @@ static cudnnStatus_t call_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[])
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
-    cubind_result = call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 68), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
-        cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
-        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
-        cubind__trace_pointer(&cubind_call, "outputTensorDimA", (uintptr_t)outputTensorDimA);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 68, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ppoolingDesc;pinputTensorDesc;inbDims;poutputTensorDimA;", (int)cubind_result, (uintptr_t)poolingDesc, (uintptr_t)inputTensorDesc, (long long)nbDims, (uintptr_t)outputTensorDimA);
     return cubind_result;
 }
 
@@ -5954,24 +5518,15 @@ static cudnnStatus_t call_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
-    cubind_result = call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 69), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
-        cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
-        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
-        cubind__trace_pointer(&cubind_call, "c", (uintptr_t)c);
-        cubind__trace_pointer(&cubind_call, "h", (uintptr_t)h);
-        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 69, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ppoolingDesc;pinputTensorDesc;pn;pc;ph;pw;", (int)cubind_result, (uintptr_t)poolingDesc, (uintptr_t)inputTensorDesc, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w);
     return cubind_result;
 }
 
@@ -6011,19 +5566,15 @@ static cudnnStatus_t call_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyPoolingDescriptor(poolingDesc);
-    cubind_result = call_cudnnDestroyPoolingDescriptor(poolingDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 70), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyPoolingDescriptor(poolingDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 70, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;ppoolingDesc;", (int)cubind_result, (uintptr_t)poolingDesc);
     return cubind_result;
 }
 
@@ -6063,26 +5614,15 @@ static cudnnStatus_t call_cudnnPoolingForward(cudnnHandle_t handle, const cudnnP
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
-    cubind_result = call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 71), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 71, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;ppoolingDesc;palpha;pxDesc;px;pbeta;pyDesc;py;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)poolingDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
     return cubind_result;
 }
 
@@ -6122,19 +5662,15 @@ static cudnnStatus_t call_cudnnCreateActivationDescriptor(cudnnActivationDescrip
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateActivationDescriptor(activationDesc);
-    cubind_result = call_cudnnCreateActivationDescriptor(activationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 72), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateActivationDescriptor(activationDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 72, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pactivationDesc;", (int)cubind_result, (uintptr_t)activationDesc);
     return cubind_result;
 }
 
@@ -6174,22 +5710,15 @@ static cudnnStatus_t call_cudnnSetActivationDescriptor(cudnnActivationDescriptor
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    cubind_result = call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 73), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_17((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "reluNanOpt", trace_enum_10((long long)reluNanOpt), (long long)reluNanOpt);
-        cubind__trace_floating(&cubind_call, "coef", (double)coef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 73, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pactivationDesc;e17:mode;e10:reluNanOpt;fcoef;", (int)cubind_result, (uintptr_t)activationDesc, (long long)mode, (long long)reluNanOpt, (double)coef);
     return cubind_result;
 }
 
@@ -6229,22 +5758,15 @@ static cudnnStatus_t call_cudnnGetActivationDescriptor(const cudnnActivationDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    cubind_result = call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 74), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
-        cubind__trace_pointer(&cubind_call, "reluNanOpt", (uintptr_t)reluNanOpt);
-        cubind__trace_pointer(&cubind_call, "coef", (uintptr_t)coef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 74, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pactivationDesc;pmode;preluNanOpt;pcoef;", (int)cubind_result, (uintptr_t)activationDesc, (uintptr_t)mode, (uintptr_t)reluNanOpt, (uintptr_t)coef);
     return cubind_result;
 }
 
@@ -6284,20 +5806,15 @@ static cudnnStatus_t call_cudnnSetActivationDescriptorSwishBeta(cudnnActivationD
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    cubind_result = call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 75), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_floating(&cubind_call, "swish_beta", (double)swish_beta);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 75, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pactivationDesc;fswish_beta;", (int)cubind_result, (uintptr_t)activationDesc, (double)swish_beta);
     return cubind_result;
 }
 
@@ -6337,20 +5854,15 @@ static cudnnStatus_t call_cudnnGetActivationDescriptorSwishBeta(cudnnActivationD
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    cubind_result = call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 76), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "swish_beta", (uintptr_t)swish_beta);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 76, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pactivationDesc;pswish_beta;", (int)cubind_result, (uintptr_t)activationDesc, (uintptr_t)swish_beta);
     return cubind_result;
 }
 
@@ -6390,19 +5902,15 @@ static cudnnStatus_t call_cudnnDestroyActivationDescriptor(cudnnActivationDescri
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyActivationDescriptor(activationDesc);
-    cubind_result = call_cudnnDestroyActivationDescriptor(activationDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 77), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyActivationDescriptor(activationDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 77, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pactivationDesc;", (int)cubind_result, (uintptr_t)activationDesc);
     return cubind_result;
 }
 
@@ -6442,26 +5950,15 @@ static cudnnStatus_t call_cudnnActivationForward(cudnnHandle_t handle, cudnnActi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
-    cubind_result = call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 78), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 78, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pactivationDesc;palpha;pxDesc;px;pbeta;pyDesc;py;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)activationDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
     return cubind_result;
 }
 
@@ -6501,19 +5998,15 @@ static cudnnStatus_t call_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDes
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateLRNDescriptor(normDesc);
-    cubind_result = call_cudnnCreateLRNDescriptor(normDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 79), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateLRNDescriptor(normDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 79, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pnormDesc;", (int)cubind_result, (uintptr_t)normDesc);
     return cubind_result;
 }
 
@@ -6553,23 +6046,15 @@ static cudnnStatus_t call_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, u
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    cubind_result = call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 80), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
-        cubind__trace_unsigned(&cubind_call, "lrnN", (unsigned long long)lrnN);
-        cubind__trace_floating(&cubind_call, "lrnAlpha", (double)lrnAlpha);
-        cubind__trace_floating(&cubind_call, "lrnBeta", (double)lrnBeta);
-        cubind__trace_floating(&cubind_call, "lrnK", (double)lrnK);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 80, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pnormDesc;ulrnN;flrnAlpha;flrnBeta;flrnK;", (int)cubind_result, (uintptr_t)normDesc, (unsigned long long)lrnN, (double)lrnAlpha, (double)lrnBeta, (double)lrnK);
     return cubind_result;
 }
 
@@ -6609,23 +6094,15 @@ static cudnnStatus_t call_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, u
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    cubind_result = call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 81), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
-        cubind__trace_pointer(&cubind_call, "lrnN", (uintptr_t)lrnN);
-        cubind__trace_pointer(&cubind_call, "lrnAlpha", (uintptr_t)lrnAlpha);
-        cubind__trace_pointer(&cubind_call, "lrnBeta", (uintptr_t)lrnBeta);
-        cubind__trace_pointer(&cubind_call, "lrnK", (uintptr_t)lrnK);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 81, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pnormDesc;plrnN;plrnAlpha;plrnBeta;plrnK;", (int)cubind_result, (uintptr_t)normDesc, (uintptr_t)lrnN, (uintptr_t)lrnAlpha, (uintptr_t)lrnBeta, (uintptr_t)lrnK);
     return cubind_result;
 }
 
@@ -6665,19 +6142,15 @@ static cudnnStatus_t call_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyLRNDescriptor(lrnDesc);
-    cubind_result = call_cudnnDestroyLRNDescriptor(lrnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 82), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "lrnDesc", (uintptr_t)lrnDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyLRNDescriptor(lrnDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 82, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;plrnDesc;", (int)cubind_result, (uintptr_t)lrnDesc);
     return cubind_result;
 }
 
@@ -6717,27 +6190,15 @@ static cudnnStatus_t call_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
-    cubind_result = call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 83), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
-        cubind__trace_enum(&cubind_call, "lrnMode", trace_enum_18((long long)lrnMode), (long long)lrnMode);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 83, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pnormDesc;e18:lrnMode;palpha;pxDesc;px;pbeta;pyDesc;py;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)normDesc, (long long)lrnMode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
     return cubind_result;
 }
 
@@ -6777,30 +6238,15 @@ static cudnnStatus_t call_cudnnDivisiveNormalizationForward(cudnnHandle_t handle
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
-    cubind_result = call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 84), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_19((long long)mode), (long long)mode);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "means", (uintptr_t)means);
-        cubind__trace_pointer(&cubind_call, "temp", (uintptr_t)temp);
-        cubind__trace_pointer(&cubind_call, "temp2", (uintptr_t)temp2);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 84, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pnormDesc;e19:mode;palpha;pxDesc;px;pmeans;ptemp;ptemp2;pbeta;pyDesc;py;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)normDesc, (long long)mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)means, (uintptr_t)temp, (uintptr_t)temp2, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
     return cubind_result;
 }
 
@@ -6840,21 +6286,15 @@ static cudnnStatus_t call_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
-    cubind_result = call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 85), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "derivedBnDesc", (uintptr_t)derivedBnDesc);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 85, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pderivedBnDesc;pxDesc;e20:mode;", (int)cubind_result, (uintptr_t)derivedBnDesc, (uintptr_t)xDesc, (long long)mode);
     return cubind_result;
 }
 
@@ -6894,32 +6334,15 @@ static cudnnStatus_t call_cudnnBatchNormalizationForwardInference(cudnnHandle_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
-    cubind_result = call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 86), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "bnScaleBiasMeanVarDesc", (uintptr_t)bnScaleBiasMeanVarDesc);
-        cubind__trace_pointer(&cubind_call, "bnScale", (uintptr_t)bnScale);
-        cubind__trace_pointer(&cubind_call, "bnBias", (uintptr_t)bnBias);
-        cubind__trace_pointer(&cubind_call, "estimatedMean", (uintptr_t)estimatedMean);
-        cubind__trace_pointer(&cubind_call, "estimatedVariance", (uintptr_t)estimatedVariance);
-        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 86, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e20:mode;palpha;pbeta;pxDesc;px;pyDesc;py;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;pestimatedMean;pestimatedVariance;fepsilon;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, (uintptr_t)estimatedMean, (uintptr_t)estimatedVariance, (double)epsilon);
     return cubind_result;
 }
 
@@ -6959,23 +6382,15 @@ static cudnnStatus_t call_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
-    cubind_result = call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 87), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "derivedNormScaleBiasDesc", (uintptr_t)derivedNormScaleBiasDesc);
-        cubind__trace_pointer(&cubind_call, "derivedNormMeanVarDesc", (uintptr_t)derivedNormMeanVarDesc);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
-        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 87, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pderivedNormScaleBiasDesc;pderivedNormMeanVarDesc;pxDesc;e21:mode;igroupCnt;", (int)cubind_result, (uintptr_t)derivedNormScaleBiasDesc, (uintptr_t)derivedNormMeanVarDesc, (uintptr_t)xDesc, (long long)mode, (long long)groupCnt);
     return cubind_result;
 }
 
@@ -7015,39 +6430,15 @@ static cudnnStatus_t call_cudnnNormalizationForwardInference(cudnnHandle_t handl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
-    cubind_result = call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 88), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "normScaleBiasDesc", (uintptr_t)normScaleBiasDesc);
-        cubind__trace_pointer(&cubind_call, "normScale", (uintptr_t)normScale);
-        cubind__trace_pointer(&cubind_call, "normBias", (uintptr_t)normBias);
-        cubind__trace_pointer(&cubind_call, "normMeanVarDesc", (uintptr_t)normMeanVarDesc);
-        cubind__trace_pointer(&cubind_call, "estimatedMean", (uintptr_t)estimatedMean);
-        cubind__trace_pointer(&cubind_call, "estimatedVariance", (uintptr_t)estimatedVariance);
-        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
-        cubind__trace_pointer(&cubind_call, "z", (uintptr_t)z);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
-        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 88, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e21:mode;e22:normOps;e23:algo;palpha;pbeta;pxDesc;px;pnormScaleBiasDesc;pnormScale;pnormBias;pnormMeanVarDesc;pestimatedMean;pestimatedVariance;pzDesc;pz;pactivationDesc;pyDesc;py;fepsilon;igroupCnt;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)normScaleBiasDesc, (uintptr_t)normScale, (uintptr_t)normBias, (uintptr_t)normMeanVarDesc, (uintptr_t)estimatedMean, (uintptr_t)estimatedVariance, (uintptr_t)zDesc, (uintptr_t)z, (uintptr_t)activationDesc, (uintptr_t)yDesc, (uintptr_t)y, (double)epsilon, (long long)groupCnt);
     return cubind_result;
 }
 
@@ -7087,19 +6478,15 @@ static cudnnStatus_t call_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateSpatialTransformerDescriptor(stDesc);
-    cubind_result = call_cudnnCreateSpatialTransformerDescriptor(stDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 89), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateSpatialTransformerDescriptor(stDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 89, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pstDesc;", (int)cubind_result, (uintptr_t)stDesc);
     return cubind_result;
 }
 
@@ -7139,23 +6526,15 @@ static cudnnStatus_t call_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[])
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
-    cubind_result = call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 90), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
-        cubind__trace_enum(&cubind_call, "samplerType", trace_enum_24((long long)samplerType), (long long)samplerType);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
-        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
-        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 90, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pstDesc;e24:samplerType;e7:dataType;inbDims;pdimA;", (int)cubind_result, (uintptr_t)stDesc, (long long)samplerType, (long long)dataType, (long long)nbDims, (uintptr_t)dimA);
     return cubind_result;
 }
 
@@ -7195,19 +6574,15 @@ static cudnnStatus_t call_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialT
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroySpatialTransformerDescriptor(stDesc);
-    cubind_result = call_cudnnDestroySpatialTransformerDescriptor(stDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 91), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroySpatialTransformerDescriptor(stDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 91, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pstDesc;", (int)cubind_result, (uintptr_t)stDesc);
     return cubind_result;
 }
 
@@ -7247,22 +6622,15 @@ static cudnnStatus_t call_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
-    cubind_result = call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 92), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
-        cubind__trace_pointer(&cubind_call, "theta", (uintptr_t)theta);
-        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 92, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pstDesc;ptheta;pgrid;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)theta, (uintptr_t)grid);
     return cubind_result;
 }
 
@@ -7302,27 +6670,15 @@ static cudnnStatus_t call_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
-    cubind_result = call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 93), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 93, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pstDesc;palpha;pxDesc;px;pgrid;pbeta;pyDesc;py;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)grid, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
     return cubind_result;
 }
 
@@ -7362,19 +6718,15 @@ static cudnnStatus_t call_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateDropoutDescriptor(dropoutDesc);
-    cubind_result = call_cudnnCreateDropoutDescriptor(dropoutDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 94), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateDropoutDescriptor(dropoutDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 94, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pdropoutDesc;", (int)cubind_result, (uintptr_t)dropoutDesc);
     return cubind_result;
 }
 
@@ -7414,19 +6766,15 @@ static cudnnStatus_t call_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyDropoutDescriptor(dropoutDesc);
-    cubind_result = call_cudnnDestroyDropoutDescriptor(dropoutDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 95), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyDropoutDescriptor(dropoutDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 95, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pdropoutDesc;", (int)cubind_result, (uintptr_t)dropoutDesc);
     return cubind_result;
 }
 
@@ -7466,20 +6814,15 @@ static cudnnStatus_t call_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
-    cubind_result = call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 96), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDropoutGetStatesSize(handle, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 96, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;psizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -7519,20 +6862,15 @@ static cudnnStatus_t call_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
-    cubind_result = call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 97), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "xdesc", (uintptr_t)xdesc);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 97, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pxdesc;psizeInBytes;", (int)cubind_result, (uintptr_t)xdesc, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -7572,24 +6910,15 @@ static cudnnStatus_t call_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dro
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    cubind_result = call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 98), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_floating(&cubind_call, "dropout", (double)dropout);
-        cubind__trace_pointer(&cubind_call, "states", (uintptr_t)states);
-        cubind__trace_unsigned(&cubind_call, "stateSizeInBytes", (unsigned long long)stateSizeInBytes);
-        cubind__trace_unsigned(&cubind_call, "seed", (unsigned long long)seed);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 98, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pdropoutDesc;phandle;fdropout;pstates;ustateSizeInBytes;useed;", (int)cubind_result, (uintptr_t)dropoutDesc, (uintptr_t)handle, (double)dropout, (uintptr_t)states, (unsigned long long)stateSizeInBytes, (unsigned long long)seed);
     return cubind_result;
 }
 
@@ -7629,24 +6958,15 @@ static cudnnStatus_t call_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    cubind_result = call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 99), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_floating(&cubind_call, "dropout", (double)dropout);
-        cubind__trace_pointer(&cubind_call, "states", (uintptr_t)states);
-        cubind__trace_unsigned(&cubind_call, "stateSizeInBytes", (unsigned long long)stateSizeInBytes);
-        cubind__trace_unsigned(&cubind_call, "seed", (unsigned long long)seed);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 99, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pdropoutDesc;phandle;fdropout;pstates;ustateSizeInBytes;useed;", (int)cubind_result, (uintptr_t)dropoutDesc, (uintptr_t)handle, (double)dropout, (uintptr_t)states, (unsigned long long)stateSizeInBytes, (unsigned long long)seed);
     return cubind_result;
 }
 
@@ -7686,23 +7006,15 @@ static cudnnStatus_t call_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dro
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
-    cubind_result = call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 100), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "dropout", (uintptr_t)dropout);
-        cubind__trace_pointer(&cubind_call, "states", (uintptr_t)states);
-        cubind__trace_pointer(&cubind_call, "seed", (uintptr_t)seed);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 100, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pdropoutDesc;phandle;pdropout;pstates;pseed;", (int)cubind_result, (uintptr_t)dropoutDesc, (uintptr_t)handle, (uintptr_t)dropout, (uintptr_t)states, (uintptr_t)seed);
     return cubind_result;
 }
 
@@ -7742,26 +7054,15 @@ static cudnnStatus_t call_cudnnDropoutForward(cudnnHandle_t handle, const cudnnD
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
-    cubind_result = call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 101), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
-        cubind__trace_pointer(&cubind_call, "xdesc", (uintptr_t)xdesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "ydesc", (uintptr_t)ydesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 101, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pdropoutDesc;pxdesc;px;pydesc;py;preserveSpace;ureserveSpaceSizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)dropoutDesc, (uintptr_t)xdesc, (uintptr_t)x, (uintptr_t)ydesc, (uintptr_t)y, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes);
     return cubind_result;
 }
 
@@ -7801,18 +7102,15 @@ static cudnnStatus_t call_cudnnOpsVersionCheck(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnOpsVersionCheck(void)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnOpsVersionCheck();
-    cubind_result = call_cudnnOpsVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 102), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnOpsVersionCheck();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 102, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -7852,29 +7150,15 @@ static cudnnStatus_t call_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftma
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
-    cubind_result = call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 103), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_14((long long)algo), (long long)algo);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_15((long long)mode), (long long)mode);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 103, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e14:algo;e15:mode;palpha;pyDesc;py;pdyDesc;pdy;pbeta;pdxDesc;pdx;", (int)cubind_result, (uintptr_t)handle, (long long)algo, (long long)mode, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx);
     return cubind_result;
 }
 
@@ -7914,30 +7198,15 @@ static cudnnStatus_t call_cudnnPoolingBackward(cudnnHandle_t handle, const cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    cubind_result = call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 104), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "poolingDesc", (uintptr_t)poolingDesc);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 104, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;ppoolingDesc;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)poolingDesc, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx);
     return cubind_result;
 }
 
@@ -7977,30 +7246,15 @@ static cudnnStatus_t call_cudnnActivationBackward(cudnnHandle_t handle, cudnnAct
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    cubind_result = call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 105), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 105, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pactivationDesc;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)activationDesc, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx);
     return cubind_result;
 }
 
@@ -8040,31 +7294,15 @@ static cudnnStatus_t call_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    cubind_result = call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 106), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
-        cubind__trace_enum(&cubind_call, "lrnMode", trace_enum_18((long long)lrnMode), (long long)lrnMode);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 106, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pnormDesc;e18:lrnMode;palpha;pyDesc;py;pdyDesc;pdy;pxDesc;px;pbeta;pdxDesc;pdx;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)normDesc, (long long)lrnMode, (uintptr_t)alpha, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx);
     return cubind_result;
 }
 
@@ -8104,32 +7342,15 @@ static cudnnStatus_t call_cudnnDivisiveNormalizationBackward(cudnnHandle_t handl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
-    cubind_result = call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 107), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "normDesc", (uintptr_t)normDesc);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_19((long long)mode), (long long)mode);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "means", (uintptr_t)means);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "temp", (uintptr_t)temp);
-        cubind__trace_pointer(&cubind_call, "temp2", (uintptr_t)temp2);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "dXdMeansDesc", (uintptr_t)dXdMeansDesc);
-        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
-        cubind__trace_pointer(&cubind_call, "dMeans", (uintptr_t)dMeans);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 107, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pnormDesc;e19:mode;palpha;pxDesc;px;pmeans;pdy;ptemp;ptemp2;pbeta;pdXdMeansDesc;pdx;pdMeans;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)normDesc, (long long)mode, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)means, (uintptr_t)dy, (uintptr_t)temp, (uintptr_t)temp2, (uintptr_t)beta, (uintptr_t)dXdMeansDesc, (uintptr_t)dx, (uintptr_t)dMeans);
     return cubind_result;
 }
 
@@ -8169,27 +7390,15 @@ static cudnnStatus_t call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
-    cubind_result = call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 108), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "bnScaleBiasMeanVarDesc", (uintptr_t)bnScaleBiasMeanVarDesc);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 108, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e20:mode;e25:bnOps;pxDesc;pzDesc;pyDesc;pbnScaleBiasMeanVarDesc;pactivationDesc;psizeInBytes;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (long long)bnOps, (uintptr_t)xDesc, (uintptr_t)zDesc, (uintptr_t)yDesc, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)activationDesc, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -8229,29 +7438,15 @@ static cudnnStatus_t call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
-    cubind_result = call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 109), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dzDesc", (uintptr_t)dzDesc);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dBnScaleBiasDesc", (uintptr_t)dBnScaleBiasDesc);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 109, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e20:mode;e25:bnOps;pxDesc;pyDesc;pdyDesc;pdzDesc;pdxDesc;pdBnScaleBiasDesc;pactivationDesc;psizeInBytes;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (long long)bnOps, (uintptr_t)xDesc, (uintptr_t)yDesc, (uintptr_t)dyDesc, (uintptr_t)dzDesc, (uintptr_t)dxDesc, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -8291,24 +7486,15 @@ static cudnnStatus_t call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
-    cubind_result = call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 110), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 110, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e20:mode;e25:bnOps;pactivationDesc;pxDesc;psizeInBytes;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (long long)bnOps, (uintptr_t)activationDesc, (uintptr_t)xDesc, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -8348,35 +7534,15 @@ static cudnnStatus_t call_cudnnBatchNormalizationForwardTraining(cudnnHandle_t h
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
-    cubind_result = call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 111), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "bnScaleBiasMeanVarDesc", (uintptr_t)bnScaleBiasMeanVarDesc);
-        cubind__trace_pointer(&cubind_call, "bnScale", (uintptr_t)bnScale);
-        cubind__trace_pointer(&cubind_call, "bnBias", (uintptr_t)bnBias);
-        cubind__trace_floating(&cubind_call, "exponentialAverageFactor", (double)exponentialAverageFactor);
-        cubind__trace_pointer(&cubind_call, "resultRunningMean", (uintptr_t)resultRunningMean);
-        cubind__trace_pointer(&cubind_call, "resultRunningVariance", (uintptr_t)resultRunningVariance);
-        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
-        cubind__trace_pointer(&cubind_call, "resultSaveMean", (uintptr_t)resultSaveMean);
-        cubind__trace_pointer(&cubind_call, "resultSaveInvVariance", (uintptr_t)resultSaveInvVariance);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 111, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e20:mode;palpha;pbeta;pxDesc;px;pyDesc;py;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;fexponentialAverageFactor;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, (double)exponentialAverageFactor, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, (double)epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance);
     return cubind_result;
 }
 
@@ -8416,43 +7582,15 @@ static cudnnStatus_t call_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    cubind_result = call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 112), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "xData", (uintptr_t)xData);
-        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
-        cubind__trace_pointer(&cubind_call, "zData", (uintptr_t)zData);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "yData", (uintptr_t)yData);
-        cubind__trace_pointer(&cubind_call, "bnScaleBiasMeanVarDesc", (uintptr_t)bnScaleBiasMeanVarDesc);
-        cubind__trace_pointer(&cubind_call, "bnScale", (uintptr_t)bnScale);
-        cubind__trace_pointer(&cubind_call, "bnBias", (uintptr_t)bnBias);
-        cubind__trace_floating(&cubind_call, "exponentialAverageFactor", (double)exponentialAverageFactor);
-        cubind__trace_pointer(&cubind_call, "resultRunningMean", (uintptr_t)resultRunningMean);
-        cubind__trace_pointer(&cubind_call, "resultRunningVariance", (uintptr_t)resultRunningVariance);
-        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
-        cubind__trace_pointer(&cubind_call, "resultSaveMean", (uintptr_t)resultSaveMean);
-        cubind__trace_pointer(&cubind_call, "resultSaveInvVariance", (uintptr_t)resultSaveInvVariance);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 112, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e20:mode;e25:bnOps;palpha;pbeta;pxDesc;pxData;pzDesc;pzData;pyDesc;pyData;pbnScaleBiasMeanVarDesc;pbnScale;pbnBias;fexponentialAverageFactor;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;pactivationDesc;pworkspace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (long long)bnOps, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)zDesc, (uintptr_t)zData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)bnScaleBiasMeanVarDesc, (uintptr_t)bnScale, (uintptr_t)bnBias, (double)exponentialAverageFactor, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, (double)epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, (uintptr_t)activationDesc, (uintptr_t)workspace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes);
     return cubind_result;
 }
 
@@ -8492,37 +7630,15 @@ static cudnnStatus_t call_cudnnBatchNormalizationBackward(cudnnHandle_t handle, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
-    cubind_result = call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 113), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
-        cubind__trace_pointer(&cubind_call, "alphaDataDiff", (uintptr_t)alphaDataDiff);
-        cubind__trace_pointer(&cubind_call, "betaDataDiff", (uintptr_t)betaDataDiff);
-        cubind__trace_pointer(&cubind_call, "alphaParamDiff", (uintptr_t)alphaParamDiff);
-        cubind__trace_pointer(&cubind_call, "betaParamDiff", (uintptr_t)betaParamDiff);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
-        cubind__trace_pointer(&cubind_call, "dBnScaleBiasDesc", (uintptr_t)dBnScaleBiasDesc);
-        cubind__trace_pointer(&cubind_call, "bnScale", (uintptr_t)bnScale);
-        cubind__trace_pointer(&cubind_call, "dBnScaleResult", (uintptr_t)dBnScaleResult);
-        cubind__trace_pointer(&cubind_call, "dBnBiasResult", (uintptr_t)dBnBiasResult);
-        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
-        cubind__trace_pointer(&cubind_call, "savedMean", (uintptr_t)savedMean);
-        cubind__trace_pointer(&cubind_call, "savedInvVariance", (uintptr_t)savedInvVariance);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 113, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e20:mode;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;px;pdyDesc;pdy;pdxDesc;pdx;pdBnScaleBiasDesc;pbnScale;pdBnScaleResult;pdBnBiasResult;fepsilon;psavedMean;psavedInvVariance;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)dxDesc, (uintptr_t)dx, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)bnScale, (uintptr_t)dBnScaleResult, (uintptr_t)dBnBiasResult, (double)epsilon, (uintptr_t)savedMean, (uintptr_t)savedInvVariance);
     return cubind_result;
 }
 
@@ -8562,48 +7678,15 @@ static cudnnStatus_t call_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    cubind_result = call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 114), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "bnOps", trace_enum_25((long long)bnOps), (long long)bnOps);
-        cubind__trace_pointer(&cubind_call, "alphaDataDiff", (uintptr_t)alphaDataDiff);
-        cubind__trace_pointer(&cubind_call, "betaDataDiff", (uintptr_t)betaDataDiff);
-        cubind__trace_pointer(&cubind_call, "alphaParamDiff", (uintptr_t)alphaParamDiff);
-        cubind__trace_pointer(&cubind_call, "betaParamDiff", (uintptr_t)betaParamDiff);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "xData", (uintptr_t)xData);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "yData", (uintptr_t)yData);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dyData", (uintptr_t)dyData);
-        cubind__trace_pointer(&cubind_call, "dzDesc", (uintptr_t)dzDesc);
-        cubind__trace_pointer(&cubind_call, "dzData", (uintptr_t)dzData);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dxData", (uintptr_t)dxData);
-        cubind__trace_pointer(&cubind_call, "dBnScaleBiasDesc", (uintptr_t)dBnScaleBiasDesc);
-        cubind__trace_pointer(&cubind_call, "bnScaleData", (uintptr_t)bnScaleData);
-        cubind__trace_pointer(&cubind_call, "bnBiasData", (uintptr_t)bnBiasData);
-        cubind__trace_pointer(&cubind_call, "dBnScaleData", (uintptr_t)dBnScaleData);
-        cubind__trace_pointer(&cubind_call, "dBnBiasData", (uintptr_t)dBnBiasData);
-        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
-        cubind__trace_pointer(&cubind_call, "savedMean", (uintptr_t)savedMean);
-        cubind__trace_pointer(&cubind_call, "savedInvVariance", (uintptr_t)savedInvVariance);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 114, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e20:mode;e25:bnOps;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;pxData;pyDesc;pyData;pdyDesc;pdyData;pdzDesc;pdzData;pdxDesc;pdxData;pdBnScaleBiasDesc;pbnScaleData;pbnBiasData;pdBnScaleData;pdBnBiasData;fepsilon;psavedMean;psavedInvVariance;pactivationDesc;pworkSpace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (long long)bnOps, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)dyDesc, (uintptr_t)dyData, (uintptr_t)dzDesc, (uintptr_t)dzData, (uintptr_t)dxDesc, (uintptr_t)dxData, (uintptr_t)dBnScaleBiasDesc, (uintptr_t)bnScaleData, (uintptr_t)bnBiasData, (uintptr_t)dBnScaleData, (uintptr_t)dBnBiasData, (double)epsilon, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, (uintptr_t)activationDesc, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes);
     return cubind_result;
 }
 
@@ -8643,30 +7726,15 @@ static cudnnStatus_t call_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    cubind_result = call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 115), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "normScaleBiasDesc", (uintptr_t)normScaleBiasDesc);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "normMeanVarDesc", (uintptr_t)normMeanVarDesc);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 115, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e21:mode;e22:normOps;e23:algo;pxDesc;pzDesc;pyDesc;pnormScaleBiasDesc;pactivationDesc;pnormMeanVarDesc;psizeInBytes;igroupCnt;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)xDesc, (uintptr_t)zDesc, (uintptr_t)yDesc, (uintptr_t)normScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)normMeanVarDesc, (uintptr_t)sizeInBytes, (long long)groupCnt);
     return cubind_result;
 }
 
@@ -8706,32 +7774,15 @@ static cudnnStatus_t call_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    cubind_result = call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 116), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dzDesc", (uintptr_t)dzDesc);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dNormScaleBiasDesc", (uintptr_t)dNormScaleBiasDesc);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "normMeanVarDesc", (uintptr_t)normMeanVarDesc);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 116, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e21:mode;e22:normOps;e23:algo;pxDesc;pyDesc;pdyDesc;pdzDesc;pdxDesc;pdNormScaleBiasDesc;pactivationDesc;pnormMeanVarDesc;psizeInBytes;igroupCnt;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)xDesc, (uintptr_t)yDesc, (uintptr_t)dyDesc, (uintptr_t)dzDesc, (uintptr_t)dxDesc, (uintptr_t)dNormScaleBiasDesc, (uintptr_t)activationDesc, (uintptr_t)normMeanVarDesc, (uintptr_t)sizeInBytes, (long long)groupCnt);
     return cubind_result;
 }
 
@@ -8771,26 +7822,15 @@ static cudnnStatus_t call_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHan
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
-    cubind_result = call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 117), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 117, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e21:mode;e22:normOps;e23:algo;pactivationDesc;pxDesc;psizeInBytes;igroupCnt;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)activationDesc, (uintptr_t)xDesc, (uintptr_t)sizeInBytes, (long long)groupCnt);
     return cubind_result;
 }
 
@@ -8830,46 +7870,15 @@ static cudnnStatus_t call_cudnnNormalizationForwardTraining(cudnnHandle_t handle
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    cubind_result = call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 118), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "xData", (uintptr_t)xData);
-        cubind__trace_pointer(&cubind_call, "normScaleBiasDesc", (uintptr_t)normScaleBiasDesc);
-        cubind__trace_pointer(&cubind_call, "normScale", (uintptr_t)normScale);
-        cubind__trace_pointer(&cubind_call, "normBias", (uintptr_t)normBias);
-        cubind__trace_floating(&cubind_call, "exponentialAverageFactor", (double)exponentialAverageFactor);
-        cubind__trace_pointer(&cubind_call, "normMeanVarDesc", (uintptr_t)normMeanVarDesc);
-        cubind__trace_pointer(&cubind_call, "resultRunningMean", (uintptr_t)resultRunningMean);
-        cubind__trace_pointer(&cubind_call, "resultRunningVariance", (uintptr_t)resultRunningVariance);
-        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
-        cubind__trace_pointer(&cubind_call, "resultSaveMean", (uintptr_t)resultSaveMean);
-        cubind__trace_pointer(&cubind_call, "resultSaveInvVariance", (uintptr_t)resultSaveInvVariance);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
-        cubind__trace_pointer(&cubind_call, "zData", (uintptr_t)zData);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "yData", (uintptr_t)yData);
-        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
-        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 118, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e21:mode;e22:normOps;e23:algo;palpha;pbeta;pxDesc;pxData;pnormScaleBiasDesc;pnormScale;pnormBias;fexponentialAverageFactor;pnormMeanVarDesc;presultRunningMean;presultRunningVariance;fepsilon;presultSaveMean;presultSaveInvVariance;pactivationDesc;pzDesc;pzData;pyDesc;pyData;pworkspace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;igroupCnt;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)alpha, (uintptr_t)beta, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)normScaleBiasDesc, (uintptr_t)normScale, (uintptr_t)normBias, (double)exponentialAverageFactor, (uintptr_t)normMeanVarDesc, (uintptr_t)resultRunningMean, (uintptr_t)resultRunningVariance, (double)epsilon, (uintptr_t)resultSaveMean, (uintptr_t)resultSaveInvVariance, (uintptr_t)activationDesc, (uintptr_t)zDesc, (uintptr_t)zData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)workspace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes, (long long)groupCnt);
     return cubind_result;
 }
 
@@ -8909,51 +7918,15 @@ static cudnnStatus_t call_cudnnNormalizationBackward(cudnnHandle_t handle, cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    cubind_result = call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 119), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_21((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "normOps", trace_enum_22((long long)normOps), (long long)normOps);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_23((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "alphaDataDiff", (uintptr_t)alphaDataDiff);
-        cubind__trace_pointer(&cubind_call, "betaDataDiff", (uintptr_t)betaDataDiff);
-        cubind__trace_pointer(&cubind_call, "alphaParamDiff", (uintptr_t)alphaParamDiff);
-        cubind__trace_pointer(&cubind_call, "betaParamDiff", (uintptr_t)betaParamDiff);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "xData", (uintptr_t)xData);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "yData", (uintptr_t)yData);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dyData", (uintptr_t)dyData);
-        cubind__trace_pointer(&cubind_call, "dzDesc", (uintptr_t)dzDesc);
-        cubind__trace_pointer(&cubind_call, "dzData", (uintptr_t)dzData);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dxData", (uintptr_t)dxData);
-        cubind__trace_pointer(&cubind_call, "dNormScaleBiasDesc", (uintptr_t)dNormScaleBiasDesc);
-        cubind__trace_pointer(&cubind_call, "normScaleData", (uintptr_t)normScaleData);
-        cubind__trace_pointer(&cubind_call, "normBiasData", (uintptr_t)normBiasData);
-        cubind__trace_pointer(&cubind_call, "dNormScaleData", (uintptr_t)dNormScaleData);
-        cubind__trace_pointer(&cubind_call, "dNormBiasData", (uintptr_t)dNormBiasData);
-        cubind__trace_floating(&cubind_call, "epsilon", (double)epsilon);
-        cubind__trace_pointer(&cubind_call, "normMeanVarDesc", (uintptr_t)normMeanVarDesc);
-        cubind__trace_pointer(&cubind_call, "savedMean", (uintptr_t)savedMean);
-        cubind__trace_pointer(&cubind_call, "savedInvVariance", (uintptr_t)savedInvVariance);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
-        cubind__trace_signed(&cubind_call, "groupCnt", (long long)groupCnt);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 119, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e21:mode;e22:normOps;e23:algo;palphaDataDiff;pbetaDataDiff;palphaParamDiff;pbetaParamDiff;pxDesc;pxData;pyDesc;pyData;pdyDesc;pdyData;pdzDesc;pdzData;pdxDesc;pdxData;pdNormScaleBiasDesc;pnormScaleData;pnormBiasData;pdNormScaleData;pdNormBiasData;fepsilon;pnormMeanVarDesc;psavedMean;psavedInvVariance;pactivationDesc;pworkSpace;uworkSpaceSizeInBytes;preserveSpace;ureserveSpaceSizeInBytes;igroupCnt;", (int)cubind_result, (uintptr_t)handle, (long long)mode, (long long)normOps, (long long)algo, (uintptr_t)alphaDataDiff, (uintptr_t)betaDataDiff, (uintptr_t)alphaParamDiff, (uintptr_t)betaParamDiff, (uintptr_t)xDesc, (uintptr_t)xData, (uintptr_t)yDesc, (uintptr_t)yData, (uintptr_t)dyDesc, (uintptr_t)dyData, (uintptr_t)dzDesc, (uintptr_t)dzData, (uintptr_t)dxDesc, (uintptr_t)dxData, (uintptr_t)dNormScaleBiasDesc, (uintptr_t)normScaleData, (uintptr_t)normBiasData, (uintptr_t)dNormScaleData, (uintptr_t)dNormBiasData, (double)epsilon, (uintptr_t)normMeanVarDesc, (uintptr_t)savedMean, (uintptr_t)savedInvVariance, (uintptr_t)activationDesc, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes, (long long)groupCnt);
     return cubind_result;
 }
 
@@ -8993,22 +7966,15 @@ static cudnnStatus_t call_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t hand
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
-    cubind_result = call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 120), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
-        cubind__trace_pointer(&cubind_call, "dgrid", (uintptr_t)dgrid);
-        cubind__trace_pointer(&cubind_call, "dtheta", (uintptr_t)dtheta);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 120, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pstDesc;pdgrid;pdtheta;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)dgrid, (uintptr_t)dtheta);
     return cubind_result;
 }
 
@@ -9048,32 +8014,15 @@ static cudnnStatus_t call_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
-    cubind_result = call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 121), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "stDesc", (uintptr_t)stDesc);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
-        cubind__trace_pointer(&cubind_call, "alphaDgrid", (uintptr_t)alphaDgrid);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
-        cubind__trace_pointer(&cubind_call, "betaDgrid", (uintptr_t)betaDgrid);
-        cubind__trace_pointer(&cubind_call, "dgrid", (uintptr_t)dgrid);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 121, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pstDesc;palpha;pxDesc;px;pbeta;pdxDesc;pdx;palphaDgrid;pdyDesc;pdy;pgrid;pbetaDgrid;pdgrid;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)stDesc, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx, (uintptr_t)alphaDgrid, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)grid, (uintptr_t)betaDgrid, (uintptr_t)dgrid);
     return cubind_result;
 }
 
@@ -9113,26 +8062,15 @@ static cudnnStatus_t call_cudnnDropoutBackward(cudnnHandle_t handle, const cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
-    cubind_result = call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 122), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
-        cubind__trace_pointer(&cubind_call, "dydesc", (uintptr_t)dydesc);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "dxdesc", (uintptr_t)dxdesc);
-        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 122, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pdropoutDesc;pdydesc;pdy;pdxdesc;pdx;preserveSpace;ureserveSpaceSizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)dropoutDesc, (uintptr_t)dydesc, (uintptr_t)dy, (uintptr_t)dxdesc, (uintptr_t)dx, (uintptr_t)reserveSpace, (unsigned long long)reserveSpaceSizeInBytes);
     return cubind_result;
 }
 
@@ -9172,19 +8110,15 @@ static cudnnStatus_t call_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateRNNDescriptor(rnnDesc);
-    cubind_result = call_cudnnCreateRNNDescriptor(rnnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 123), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateRNNDescriptor(rnnDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 123, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDesc;", (int)cubind_result, (uintptr_t)rnnDesc);
     return cubind_result;
 }
 
@@ -9224,19 +8158,15 @@ static cudnnStatus_t call_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyRNNDescriptor(rnnDesc);
-    cubind_result = call_cudnnDestroyRNNDescriptor(rnnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 124), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyRNNDescriptor(rnnDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 124, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDesc;", (int)cubind_result, (uintptr_t)rnnDesc);
     return cubind_result;
 }
 
@@ -9276,33 +8206,15 @@ static cudnnStatus_t call_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    cubind_result = call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 125), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_26((long long)algo), (long long)algo);
-        cubind__trace_enum(&cubind_call, "cellMode", trace_enum_27((long long)cellMode), (long long)cellMode);
-        cubind__trace_enum(&cubind_call, "biasMode", trace_enum_28((long long)biasMode), (long long)biasMode);
-        cubind__trace_enum(&cubind_call, "dirMode", trace_enum_29((long long)dirMode), (long long)dirMode);
-        cubind__trace_enum(&cubind_call, "inputMode", trace_enum_30((long long)inputMode), (long long)inputMode);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
-        cubind__trace_enum(&cubind_call, "mathPrec", trace_enum_7((long long)mathPrec), (long long)mathPrec);
-        cubind__trace_enum(&cubind_call, "mathType", trace_enum_31((long long)mathType), (long long)mathType);
-        cubind__trace_signed(&cubind_call, "inputSize", (long long)inputSize);
-        cubind__trace_signed(&cubind_call, "hiddenSize", (long long)hiddenSize);
-        cubind__trace_signed(&cubind_call, "projSize", (long long)projSize);
-        cubind__trace_signed(&cubind_call, "numLayers", (long long)numLayers);
-        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
-        cubind__trace_unsigned(&cubind_call, "auxFlags", (unsigned long long)auxFlags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 125, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDesc;e26:algo;e27:cellMode;e28:biasMode;e29:dirMode;e30:inputMode;e7:dataType;e7:mathPrec;e31:mathType;iinputSize;ihiddenSize;iprojSize;inumLayers;pdropoutDesc;uauxFlags;", (int)cubind_result, (uintptr_t)rnnDesc, (long long)algo, (long long)cellMode, (long long)biasMode, (long long)dirMode, (long long)inputMode, (long long)dataType, (long long)mathPrec, (long long)mathType, (long long)inputSize, (long long)hiddenSize, (long long)projSize, (long long)numLayers, (uintptr_t)dropoutDesc, (unsigned long long)auxFlags);
     return cubind_result;
 }
 
@@ -9342,33 +8254,15 @@ static cudnnStatus_t call_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    cubind_result = call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 126), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_pointer(&cubind_call, "algo", (uintptr_t)algo);
-        cubind__trace_pointer(&cubind_call, "cellMode", (uintptr_t)cellMode);
-        cubind__trace_pointer(&cubind_call, "biasMode", (uintptr_t)biasMode);
-        cubind__trace_pointer(&cubind_call, "dirMode", (uintptr_t)dirMode);
-        cubind__trace_pointer(&cubind_call, "inputMode", (uintptr_t)inputMode);
-        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
-        cubind__trace_pointer(&cubind_call, "mathPrec", (uintptr_t)mathPrec);
-        cubind__trace_pointer(&cubind_call, "mathType", (uintptr_t)mathType);
-        cubind__trace_pointer(&cubind_call, "inputSize", (uintptr_t)inputSize);
-        cubind__trace_pointer(&cubind_call, "hiddenSize", (uintptr_t)hiddenSize);
-        cubind__trace_pointer(&cubind_call, "projSize", (uintptr_t)projSize);
-        cubind__trace_pointer(&cubind_call, "numLayers", (uintptr_t)numLayers);
-        cubind__trace_pointer(&cubind_call, "dropoutDesc", (uintptr_t)dropoutDesc);
-        cubind__trace_pointer(&cubind_call, "auxFlags", (uintptr_t)auxFlags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 126, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDesc;palgo;pcellMode;pbiasMode;pdirMode;pinputMode;pdataType;pmathPrec;pmathType;pinputSize;phiddenSize;pprojSize;pnumLayers;pdropoutDesc;pauxFlags;", (int)cubind_result, (uintptr_t)rnnDesc, (uintptr_t)algo, (uintptr_t)cellMode, (uintptr_t)biasMode, (uintptr_t)dirMode, (uintptr_t)inputMode, (uintptr_t)dataType, (uintptr_t)mathPrec, (uintptr_t)mathType, (uintptr_t)inputSize, (uintptr_t)hiddenSize, (uintptr_t)projSize, (uintptr_t)numLayers, (uintptr_t)dropoutDesc, (uintptr_t)auxFlags);
     return cubind_result;
 }
 
@@ -9408,23 +8302,15 @@ static cudnnStatus_t call_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    cubind_result = call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 127), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_enum(&cubind_call, "clipMode", trace_enum_32((long long)clipMode), (long long)clipMode);
-        cubind__trace_enum(&cubind_call, "clipNanOpt", trace_enum_10((long long)clipNanOpt), (long long)clipNanOpt);
-        cubind__trace_floating(&cubind_call, "lclip", (double)lclip);
-        cubind__trace_floating(&cubind_call, "rclip", (double)rclip);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 127, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDesc;e32:clipMode;e10:clipNanOpt;flclip;frclip;", (int)cubind_result, (uintptr_t)rnnDesc, (long long)clipMode, (long long)clipNanOpt, (double)lclip, (double)rclip);
     return cubind_result;
 }
 
@@ -9464,22 +8350,15 @@ static cudnnStatus_t call_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    cubind_result = call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 128), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_enum(&cubind_call, "clipMode", trace_enum_32((long long)clipMode), (long long)clipMode);
-        cubind__trace_floating(&cubind_call, "lclip", (double)lclip);
-        cubind__trace_floating(&cubind_call, "rclip", (double)rclip);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 128, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDesc;e32:clipMode;flclip;frclip;", (int)cubind_result, (uintptr_t)rnnDesc, (long long)clipMode, (double)lclip, (double)rclip);
     return cubind_result;
 }
 
@@ -9519,23 +8398,15 @@ static cudnnStatus_t call_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    cubind_result = call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 129), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_pointer(&cubind_call, "clipMode", (uintptr_t)clipMode);
-        cubind__trace_pointer(&cubind_call, "clipNanOpt", (uintptr_t)clipNanOpt);
-        cubind__trace_pointer(&cubind_call, "lclip", (uintptr_t)lclip);
-        cubind__trace_pointer(&cubind_call, "rclip", (uintptr_t)rclip);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 129, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDesc;pclipMode;pclipNanOpt;plclip;prclip;", (int)cubind_result, (uintptr_t)rnnDesc, (uintptr_t)clipMode, (uintptr_t)clipNanOpt, (uintptr_t)lclip, (uintptr_t)rclip);
     return cubind_result;
 }
 
@@ -9575,22 +8446,15 @@ static cudnnStatus_t call_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    cubind_result = call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 130), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_pointer(&cubind_call, "clipMode", (uintptr_t)clipMode);
-        cubind__trace_pointer(&cubind_call, "lclip", (uintptr_t)lclip);
-        cubind__trace_pointer(&cubind_call, "rclip", (uintptr_t)rclip);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 130, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDesc;pclipMode;plclip;prclip;", (int)cubind_result, (uintptr_t)rnnDesc, (uintptr_t)clipMode, (uintptr_t)lclip, (uintptr_t)rclip);
     return cubind_result;
 }
 
@@ -9630,21 +8494,15 @@ static cudnnStatus_t call_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDes
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
-    cubind_result = call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 131), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_signed(&cubind_call, "miniBatch", (long long)miniBatch);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 131, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;prnnDesc;iminiBatch;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)rnnDesc, (long long)miniBatch);
     return cubind_result;
 }
 
@@ -9684,24 +8542,15 @@ static cudnnStatus_t call_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnR
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
-    cubind_result = call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 132), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_enum(&cubind_call, "fwdMode", trace_enum_33((long long)fwdMode), (long long)fwdMode);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "workSpaceSize", (uintptr_t)workSpaceSize);
-        cubind__trace_pointer(&cubind_call, "reserveSpaceSize", (uintptr_t)reserveSpaceSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 132, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;prnnDesc;e33:fwdMode;pxDesc;pworkSpaceSize;preserveSpaceSize;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)rnnDesc, (long long)fwdMode, (uintptr_t)xDesc, (uintptr_t)workSpaceSize, (uintptr_t)reserveSpaceSize);
     return cubind_result;
 }
 
@@ -9741,21 +8590,15 @@ static cudnnStatus_t call_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
-    cubind_result = call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 133), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_pointer(&cubind_call, "weightSpaceSize", (uintptr_t)weightSpaceSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 133, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;prnnDesc;pweightSpaceSize;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)rnnDesc, (uintptr_t)weightSpaceSize);
     return cubind_result;
 }
 
@@ -9795,28 +8638,15 @@ static cudnnStatus_t call_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNN
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
-    cubind_result = call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 134), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_signed(&cubind_call, "pseudoLayer", (long long)pseudoLayer);
-        cubind__trace_unsigned(&cubind_call, "weightSpaceSize", (unsigned long long)weightSpaceSize);
-        cubind__trace_pointer(&cubind_call, "weightSpace", (uintptr_t)weightSpace);
-        cubind__trace_signed(&cubind_call, "linLayerID", (long long)linLayerID);
-        cubind__trace_pointer(&cubind_call, "mDesc", (uintptr_t)mDesc);
-        cubind__trace_pointer(&cubind_call, "mAddr", (uintptr_t)mAddr);
-        cubind__trace_pointer(&cubind_call, "bDesc", (uintptr_t)bDesc);
-        cubind__trace_pointer(&cubind_call, "bAddr", (uintptr_t)bAddr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 134, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;prnnDesc;ipseudoLayer;uweightSpaceSize;pweightSpace;ilinLayerID;pmDesc;pmAddr;pbDesc;pbAddr;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)rnnDesc, (long long)pseudoLayer, (unsigned long long)weightSpaceSize, (uintptr_t)weightSpace, (long long)linLayerID, (uintptr_t)mDesc, (uintptr_t)mAddr, (uintptr_t)bDesc, (uintptr_t)bAddr);
     return cubind_result;
 }
 
@@ -9856,19 +8686,15 @@ static cudnnStatus_t call_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
-    cubind_result = call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 135), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateRNNDataDescriptor(rnnDataDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 135, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDataDesc;", (int)cubind_result, (uintptr_t)rnnDataDesc);
     return cubind_result;
 }
 
@@ -9908,19 +8734,15 @@ static cudnnStatus_t call_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
-    cubind_result = call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 136), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 136, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDataDesc;", (int)cubind_result, (uintptr_t)rnnDataDesc);
     return cubind_result;
 }
 
@@ -9960,26 +8782,15 @@ static cudnnStatus_t call_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
-    cubind_result = call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 137), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
-        cubind__trace_enum(&cubind_call, "layout", trace_enum_34((long long)layout), (long long)layout);
-        cubind__trace_signed(&cubind_call, "maxSeqLength", (long long)maxSeqLength);
-        cubind__trace_signed(&cubind_call, "batchSize", (long long)batchSize);
-        cubind__trace_signed(&cubind_call, "vectorSize", (long long)vectorSize);
-        cubind__trace_pointer(&cubind_call, "seqLengthArray", (uintptr_t)seqLengthArray);
-        cubind__trace_pointer(&cubind_call, "paddingFill", (uintptr_t)paddingFill);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 137, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDataDesc;e7:dataType;e34:layout;imaxSeqLength;ibatchSize;ivectorSize;pseqLengthArray;ppaddingFill;", (int)cubind_result, (uintptr_t)rnnDataDesc, (long long)dataType, (long long)layout, (long long)maxSeqLength, (long long)batchSize, (long long)vectorSize, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill);
     return cubind_result;
 }
 
@@ -10019,27 +8830,15 @@ static cudnnStatus_t call_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
-    cubind_result = call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 138), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "rnnDataDesc", (uintptr_t)rnnDataDesc);
-        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
-        cubind__trace_pointer(&cubind_call, "layout", (uintptr_t)layout);
-        cubind__trace_pointer(&cubind_call, "maxSeqLength", (uintptr_t)maxSeqLength);
-        cubind__trace_pointer(&cubind_call, "batchSize", (uintptr_t)batchSize);
-        cubind__trace_pointer(&cubind_call, "vectorSize", (uintptr_t)vectorSize);
-        cubind__trace_signed(&cubind_call, "arrayLengthRequested", (long long)arrayLengthRequested);
-        cubind__trace_pointer(&cubind_call, "seqLengthArray", (uintptr_t)seqLengthArray);
-        cubind__trace_pointer(&cubind_call, "paddingFill", (uintptr_t)paddingFill);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 138, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;prnnDataDesc;pdataType;playout;pmaxSeqLength;pbatchSize;pvectorSize;iarrayLengthRequested;pseqLengthArray;ppaddingFill;", (int)cubind_result, (uintptr_t)rnnDataDesc, (uintptr_t)dataType, (uintptr_t)layout, (uintptr_t)maxSeqLength, (uintptr_t)batchSize, (uintptr_t)vectorSize, (long long)arrayLengthRequested, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill);
     return cubind_result;
 }
 
@@ -10079,38 +8878,15 @@ static cudnnStatus_t call_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescript
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    cubind_result = call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 139), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_enum(&cubind_call, "fwdMode", trace_enum_33((long long)fwdMode), (long long)fwdMode);
-        cubind__trace_pointer(&cubind_call, "devSeqLengths", (uintptr_t)devSeqLengths);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "hDesc", (uintptr_t)hDesc);
-        cubind__trace_pointer(&cubind_call, "hx", (uintptr_t)hx);
-        cubind__trace_pointer(&cubind_call, "hy", (uintptr_t)hy);
-        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
-        cubind__trace_pointer(&cubind_call, "cx", (uintptr_t)cx);
-        cubind__trace_pointer(&cubind_call, "cy", (uintptr_t)cy);
-        cubind__trace_unsigned(&cubind_call, "weightSpaceSize", (unsigned long long)weightSpaceSize);
-        cubind__trace_pointer(&cubind_call, "weightSpace", (uintptr_t)weightSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSize", (unsigned long long)workSpaceSize);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSize", (unsigned long long)reserveSpaceSize);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 139, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;prnnDesc;e33:fwdMode;pdevSeqLengths;pxDesc;px;pyDesc;py;phDesc;phx;phy;pcDesc;pcx;pcy;uweightSpaceSize;pweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)rnnDesc, (long long)fwdMode, (uintptr_t)devSeqLengths, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)hy, (uintptr_t)cDesc, (uintptr_t)cx, (uintptr_t)cy, (unsigned long long)weightSpaceSize, (uintptr_t)weightSpace, (unsigned long long)workSpaceSize, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSize, (uintptr_t)reserveSpace);
     return cubind_result;
 }
 
@@ -10150,19 +8926,15 @@ static cudnnStatus_t call_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateSeqDataDescriptor(seqDataDesc);
-    cubind_result = call_cudnnCreateSeqDataDescriptor(seqDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 140), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateSeqDataDescriptor(seqDataDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 140, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pseqDataDesc;", (int)cubind_result, (uintptr_t)seqDataDesc);
     return cubind_result;
 }
 
@@ -10202,19 +8974,15 @@ static cudnnStatus_t call_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroySeqDataDescriptor(seqDataDesc);
-    cubind_result = call_cudnnDestroySeqDataDescriptor(seqDataDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 141), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroySeqDataDescriptor(seqDataDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 141, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pseqDataDesc;", (int)cubind_result, (uintptr_t)seqDataDesc);
     return cubind_result;
 }
 
@@ -10254,26 +9022,15 @@ static cudnnStatus_t call_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seq
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
-    cubind_result = call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 142), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
-        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
-        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
-        cubind__trace_pointer(&cubind_call, "axes", (uintptr_t)axes);
-        cubind__trace_unsigned(&cubind_call, "seqLengthArraySize", (unsigned long long)seqLengthArraySize);
-        cubind__trace_pointer(&cubind_call, "seqLengthArray", (uintptr_t)seqLengthArray);
-        cubind__trace_pointer(&cubind_call, "paddingFill", (uintptr_t)paddingFill);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 142, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pseqDataDesc;e7:dataType;inbDims;pdimA;paxes;useqLengthArraySize;pseqLengthArray;ppaddingFill;", (int)cubind_result, (uintptr_t)seqDataDesc, (long long)dataType, (long long)nbDims, (uintptr_t)dimA, (uintptr_t)axes, (unsigned long long)seqLengthArraySize, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill);
     return cubind_result;
 }
 
@@ -10313,28 +9070,15 @@ static cudnnStatus_t call_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
-    cubind_result = call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 143), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "seqDataDesc", (uintptr_t)seqDataDesc);
-        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
-        cubind__trace_pointer(&cubind_call, "nbDims", (uintptr_t)nbDims);
-        cubind__trace_signed(&cubind_call, "nbDimsRequested", (long long)nbDimsRequested);
-        cubind__trace_pointer(&cubind_call, "dimA", (uintptr_t)dimA);
-        cubind__trace_pointer(&cubind_call, "axes", (uintptr_t)axes);
-        cubind__trace_pointer(&cubind_call, "seqLengthArraySize", (uintptr_t)seqLengthArraySize);
-        cubind__trace_unsigned(&cubind_call, "seqLengthSizeRequested", (unsigned long long)seqLengthSizeRequested);
-        cubind__trace_pointer(&cubind_call, "seqLengthArray", (uintptr_t)seqLengthArray);
-        cubind__trace_pointer(&cubind_call, "paddingFill", (uintptr_t)paddingFill);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 143, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pseqDataDesc;pdataType;pnbDims;inbDimsRequested;pdimA;paxes;pseqLengthArraySize;useqLengthSizeRequested;pseqLengthArray;ppaddingFill;", (int)cubind_result, (uintptr_t)seqDataDesc, (uintptr_t)dataType, (uintptr_t)nbDims, (long long)nbDimsRequested, (uintptr_t)dimA, (uintptr_t)axes, (uintptr_t)seqLengthArraySize, (unsigned long long)seqLengthSizeRequested, (uintptr_t)seqLengthArray, (uintptr_t)paddingFill);
     return cubind_result;
 }
 
@@ -10374,19 +9118,15 @@ static cudnnStatus_t call_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnD
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateAttnDescriptor(attnDesc);
-    cubind_result = call_cudnnCreateAttnDescriptor(attnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 144), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateAttnDescriptor(attnDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 144, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pattnDesc;", (int)cubind_result, (uintptr_t)attnDesc);
     return cubind_result;
 }
 
@@ -10426,19 +9166,15 @@ static cudnnStatus_t call_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnD
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyAttnDescriptor(attnDesc);
-    cubind_result = call_cudnnDestroyAttnDescriptor(attnDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 145), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyAttnDescriptor(attnDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 145, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pattnDesc;", (int)cubind_result, (uintptr_t)attnDesc);
     return cubind_result;
 }
 
@@ -10478,38 +9214,15 @@ static cudnnStatus_t call_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    cubind_result = call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 146), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
-        cubind__trace_unsigned(&cubind_call, "attnMode", (unsigned long long)attnMode);
-        cubind__trace_signed(&cubind_call, "nHeads", (long long)nHeads);
-        cubind__trace_floating(&cubind_call, "smScaler", (double)smScaler);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_7((long long)dataType), (long long)dataType);
-        cubind__trace_enum(&cubind_call, "computePrec", trace_enum_7((long long)computePrec), (long long)computePrec);
-        cubind__trace_enum(&cubind_call, "mathType", trace_enum_31((long long)mathType), (long long)mathType);
-        cubind__trace_pointer(&cubind_call, "attnDropoutDesc", (uintptr_t)attnDropoutDesc);
-        cubind__trace_pointer(&cubind_call, "postDropoutDesc", (uintptr_t)postDropoutDesc);
-        cubind__trace_signed(&cubind_call, "qSize", (long long)qSize);
-        cubind__trace_signed(&cubind_call, "kSize", (long long)kSize);
-        cubind__trace_signed(&cubind_call, "vSize", (long long)vSize);
-        cubind__trace_signed(&cubind_call, "qProjSize", (long long)qProjSize);
-        cubind__trace_signed(&cubind_call, "kProjSize", (long long)kProjSize);
-        cubind__trace_signed(&cubind_call, "vProjSize", (long long)vProjSize);
-        cubind__trace_signed(&cubind_call, "oProjSize", (long long)oProjSize);
-        cubind__trace_signed(&cubind_call, "qoMaxSeqLength", (long long)qoMaxSeqLength);
-        cubind__trace_signed(&cubind_call, "kvMaxSeqLength", (long long)kvMaxSeqLength);
-        cubind__trace_signed(&cubind_call, "maxBatchSize", (long long)maxBatchSize);
-        cubind__trace_signed(&cubind_call, "maxBeamSize", (long long)maxBeamSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 146, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pattnDesc;uattnMode;inHeads;fsmScaler;e7:dataType;e7:computePrec;e31:mathType;pattnDropoutDesc;ppostDropoutDesc;iqSize;ikSize;ivSize;iqProjSize;ikProjSize;ivProjSize;ioProjSize;iqoMaxSeqLength;ikvMaxSeqLength;imaxBatchSize;imaxBeamSize;", (int)cubind_result, (uintptr_t)attnDesc, (unsigned long long)attnMode, (long long)nHeads, (double)smScaler, (long long)dataType, (long long)computePrec, (long long)mathType, (uintptr_t)attnDropoutDesc, (uintptr_t)postDropoutDesc, (long long)qSize, (long long)kSize, (long long)vSize, (long long)qProjSize, (long long)kProjSize, (long long)vProjSize, (long long)oProjSize, (long long)qoMaxSeqLength, (long long)kvMaxSeqLength, (long long)maxBatchSize, (long long)maxBeamSize);
     return cubind_result;
 }
 
@@ -10549,38 +9262,15 @@ static cudnnStatus_t call_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    cubind_result = call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 147), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
-        cubind__trace_pointer(&cubind_call, "attnMode", (uintptr_t)attnMode);
-        cubind__trace_pointer(&cubind_call, "nHeads", (uintptr_t)nHeads);
-        cubind__trace_pointer(&cubind_call, "smScaler", (uintptr_t)smScaler);
-        cubind__trace_pointer(&cubind_call, "dataType", (uintptr_t)dataType);
-        cubind__trace_pointer(&cubind_call, "computePrec", (uintptr_t)computePrec);
-        cubind__trace_pointer(&cubind_call, "mathType", (uintptr_t)mathType);
-        cubind__trace_pointer(&cubind_call, "attnDropoutDesc", (uintptr_t)attnDropoutDesc);
-        cubind__trace_pointer(&cubind_call, "postDropoutDesc", (uintptr_t)postDropoutDesc);
-        cubind__trace_pointer(&cubind_call, "qSize", (uintptr_t)qSize);
-        cubind__trace_pointer(&cubind_call, "kSize", (uintptr_t)kSize);
-        cubind__trace_pointer(&cubind_call, "vSize", (uintptr_t)vSize);
-        cubind__trace_pointer(&cubind_call, "qProjSize", (uintptr_t)qProjSize);
-        cubind__trace_pointer(&cubind_call, "kProjSize", (uintptr_t)kProjSize);
-        cubind__trace_pointer(&cubind_call, "vProjSize", (uintptr_t)vProjSize);
-        cubind__trace_pointer(&cubind_call, "oProjSize", (uintptr_t)oProjSize);
-        cubind__trace_pointer(&cubind_call, "qoMaxSeqLength", (uintptr_t)qoMaxSeqLength);
-        cubind__trace_pointer(&cubind_call, "kvMaxSeqLength", (uintptr_t)kvMaxSeqLength);
-        cubind__trace_pointer(&cubind_call, "maxBatchSize", (uintptr_t)maxBatchSize);
-        cubind__trace_pointer(&cubind_call, "maxBeamSize", (uintptr_t)maxBeamSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 147, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pattnDesc;pattnMode;pnHeads;psmScaler;pdataType;pcomputePrec;pmathType;pattnDropoutDesc;ppostDropoutDesc;pqSize;pkSize;pvSize;pqProjSize;pkProjSize;pvProjSize;poProjSize;pqoMaxSeqLength;pkvMaxSeqLength;pmaxBatchSize;pmaxBeamSize;", (int)cubind_result, (uintptr_t)attnDesc, (uintptr_t)attnMode, (uintptr_t)nHeads, (uintptr_t)smScaler, (uintptr_t)dataType, (uintptr_t)computePrec, (uintptr_t)mathType, (uintptr_t)attnDropoutDesc, (uintptr_t)postDropoutDesc, (uintptr_t)qSize, (uintptr_t)kSize, (uintptr_t)vSize, (uintptr_t)qProjSize, (uintptr_t)kProjSize, (uintptr_t)vProjSize, (uintptr_t)oProjSize, (uintptr_t)qoMaxSeqLength, (uintptr_t)kvMaxSeqLength, (uintptr_t)maxBatchSize, (uintptr_t)maxBeamSize);
     return cubind_result;
 }
 
@@ -10620,23 +9310,15 @@ static cudnnStatus_t call_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, con
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
-    cubind_result = call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 148), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
-        cubind__trace_pointer(&cubind_call, "weightSizeInBytes", (uintptr_t)weightSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "workSpaceSizeInBytes", (uintptr_t)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "reserveSpaceSizeInBytes", (uintptr_t)reserveSpaceSizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 148, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pattnDesc;pweightSizeInBytes;pworkSpaceSizeInBytes;preserveSpaceSizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)attnDesc, (uintptr_t)weightSizeInBytes, (uintptr_t)workSpaceSizeInBytes, (uintptr_t)reserveSpaceSizeInBytes);
     return cubind_result;
 }
 
@@ -10676,25 +9358,15 @@ static cudnnStatus_t call_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, con
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
-    cubind_result = call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 149), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
-        cubind__trace_enum(&cubind_call, "wKind", trace_enum_35((long long)wKind), (long long)wKind);
-        cubind__trace_unsigned(&cubind_call, "weightSizeInBytes", (unsigned long long)weightSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "weights", (uintptr_t)weights);
-        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
-        cubind__trace_pointer(&cubind_call, "wAddr", (uintptr_t)wAddr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 149, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pattnDesc;e35:wKind;uweightSizeInBytes;pweights;pwDesc;pwAddr;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)attnDesc, (long long)wKind, (unsigned long long)weightSizeInBytes, (uintptr_t)weights, (uintptr_t)wDesc, (uintptr_t)wAddr);
     return cubind_result;
 }
 
@@ -10734,40 +9406,15 @@ static cudnnStatus_t call_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    cubind_result = call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 150), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
-        cubind__trace_signed(&cubind_call, "currIdx", (long long)currIdx);
-        cubind__trace_pointer(&cubind_call, "loWinIdx", (uintptr_t)loWinIdx);
-        cubind__trace_pointer(&cubind_call, "hiWinIdx", (uintptr_t)hiWinIdx);
-        cubind__trace_pointer(&cubind_call, "devSeqLengthsQO", (uintptr_t)devSeqLengthsQO);
-        cubind__trace_pointer(&cubind_call, "devSeqLengthsKV", (uintptr_t)devSeqLengthsKV);
-        cubind__trace_pointer(&cubind_call, "qDesc", (uintptr_t)qDesc);
-        cubind__trace_pointer(&cubind_call, "queries", (uintptr_t)queries);
-        cubind__trace_pointer(&cubind_call, "residuals", (uintptr_t)residuals);
-        cubind__trace_pointer(&cubind_call, "kDesc", (uintptr_t)kDesc);
-        cubind__trace_pointer(&cubind_call, "keys", (uintptr_t)keys);
-        cubind__trace_pointer(&cubind_call, "vDesc", (uintptr_t)vDesc);
-        cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
-        cubind__trace_pointer(&cubind_call, "oDesc", (uintptr_t)oDesc);
-        cubind__trace_pointer(&cubind_call, "out", (uintptr_t)out);
-        cubind__trace_unsigned(&cubind_call, "weightSizeInBytes", (unsigned long long)weightSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "weights", (uintptr_t)weights);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 150, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pattnDesc;icurrIdx;ploWinIdx;phiWinIdx;pdevSeqLengthsQO;pdevSeqLengthsKV;pqDesc;pqueries;presiduals;pkDesc;pkeys;pvDesc;pvalues;poDesc;pout;uweightSizeInBytes;pweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)attnDesc, (long long)currIdx, (uintptr_t)loWinIdx, (uintptr_t)hiWinIdx, (uintptr_t)devSeqLengthsQO, (uintptr_t)devSeqLengthsKV, (uintptr_t)qDesc, (uintptr_t)queries, (uintptr_t)residuals, (uintptr_t)kDesc, (uintptr_t)keys, (uintptr_t)vDesc, (uintptr_t)values, (uintptr_t)oDesc, (uintptr_t)out, (unsigned long long)weightSizeInBytes, (uintptr_t)weights, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSizeInBytes, (uintptr_t)reserveSpace);
     return cubind_result;
 }
 
@@ -10807,18 +9454,15 @@ static cudnnStatus_t call_cudnnAdvVersionCheck(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnAdvVersionCheck(void)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnAdvVersionCheck();
-    cubind_result = call_cudnnAdvVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 151), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnAdvVersionCheck();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 151, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -10858,40 +9502,15 @@ static cudnnStatus_t call_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNN
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    cubind_result = call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 152), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_pointer(&cubind_call, "devSeqLengths", (uintptr_t)devSeqLengths);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
-        cubind__trace_pointer(&cubind_call, "hDesc", (uintptr_t)hDesc);
-        cubind__trace_pointer(&cubind_call, "hx", (uintptr_t)hx);
-        cubind__trace_pointer(&cubind_call, "dhy", (uintptr_t)dhy);
-        cubind__trace_pointer(&cubind_call, "dhx", (uintptr_t)dhx);
-        cubind__trace_pointer(&cubind_call, "cDesc", (uintptr_t)cDesc);
-        cubind__trace_pointer(&cubind_call, "cx", (uintptr_t)cx);
-        cubind__trace_pointer(&cubind_call, "dcy", (uintptr_t)dcy);
-        cubind__trace_pointer(&cubind_call, "dcx", (uintptr_t)dcx);
-        cubind__trace_unsigned(&cubind_call, "weightSpaceSize", (unsigned long long)weightSpaceSize);
-        cubind__trace_pointer(&cubind_call, "weightSpace", (uintptr_t)weightSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSize", (unsigned long long)workSpaceSize);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSize", (unsigned long long)reserveSpaceSize);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 152, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;prnnDesc;pdevSeqLengths;pyDesc;py;pdy;pxDesc;pdx;phDesc;phx;pdhy;pdhx;pcDesc;pcx;pdcy;pdcx;uweightSpaceSize;pweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)rnnDesc, (uintptr_t)devSeqLengths, (uintptr_t)yDesc, (uintptr_t)y, (uintptr_t)dy, (uintptr_t)xDesc, (uintptr_t)dx, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)dhy, (uintptr_t)dhx, (uintptr_t)cDesc, (uintptr_t)cx, (uintptr_t)dcy, (uintptr_t)dcx, (unsigned long long)weightSpaceSize, (uintptr_t)weightSpace, (unsigned long long)workSpaceSize, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSize, (uintptr_t)reserveSpace);
     return cubind_result;
 }
 
@@ -10931,34 +9550,15 @@ static cudnnStatus_t call_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    cubind_result = call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 153), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "rnnDesc", (uintptr_t)rnnDesc);
-        cubind__trace_enum(&cubind_call, "addGrad", trace_enum_36((long long)addGrad), (long long)addGrad);
-        cubind__trace_pointer(&cubind_call, "devSeqLengths", (uintptr_t)devSeqLengths);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "hDesc", (uintptr_t)hDesc);
-        cubind__trace_pointer(&cubind_call, "hx", (uintptr_t)hx);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_unsigned(&cubind_call, "weightSpaceSize", (unsigned long long)weightSpaceSize);
-        cubind__trace_pointer(&cubind_call, "dweightSpace", (uintptr_t)dweightSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSize", (unsigned long long)workSpaceSize);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSize", (unsigned long long)reserveSpaceSize);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 153, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;prnnDesc;e36:addGrad;pdevSeqLengths;pxDesc;px;phDesc;phx;pyDesc;py;uweightSpaceSize;pdweightSpace;uworkSpaceSize;pworkSpace;ureserveSpaceSize;preserveSpace;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)rnnDesc, (long long)addGrad, (uintptr_t)devSeqLengths, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)hDesc, (uintptr_t)hx, (uintptr_t)yDesc, (uintptr_t)y, (unsigned long long)weightSpaceSize, (uintptr_t)dweightSpace, (unsigned long long)workSpaceSize, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSize, (uintptr_t)reserveSpace);
     return cubind_result;
 }
 
@@ -10998,41 +9598,15 @@ static cudnnStatus_t call_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    cubind_result = call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 154), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
-        cubind__trace_pointer(&cubind_call, "loWinIdx", (uintptr_t)loWinIdx);
-        cubind__trace_pointer(&cubind_call, "hiWinIdx", (uintptr_t)hiWinIdx);
-        cubind__trace_pointer(&cubind_call, "devSeqLengthsDQDO", (uintptr_t)devSeqLengthsDQDO);
-        cubind__trace_pointer(&cubind_call, "devSeqLengthsDKDV", (uintptr_t)devSeqLengthsDKDV);
-        cubind__trace_pointer(&cubind_call, "doDesc", (uintptr_t)doDesc);
-        cubind__trace_pointer(&cubind_call, "dout", (uintptr_t)dout);
-        cubind__trace_pointer(&cubind_call, "dqDesc", (uintptr_t)dqDesc);
-        cubind__trace_pointer(&cubind_call, "dqueries", (uintptr_t)dqueries);
-        cubind__trace_pointer(&cubind_call, "queries", (uintptr_t)queries);
-        cubind__trace_pointer(&cubind_call, "dkDesc", (uintptr_t)dkDesc);
-        cubind__trace_pointer(&cubind_call, "dkeys", (uintptr_t)dkeys);
-        cubind__trace_pointer(&cubind_call, "keys", (uintptr_t)keys);
-        cubind__trace_pointer(&cubind_call, "dvDesc", (uintptr_t)dvDesc);
-        cubind__trace_pointer(&cubind_call, "dvalues", (uintptr_t)dvalues);
-        cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
-        cubind__trace_unsigned(&cubind_call, "weightSizeInBytes", (unsigned long long)weightSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "weights", (uintptr_t)weights);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 154, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pattnDesc;ploWinIdx;phiWinIdx;pdevSeqLengthsDQDO;pdevSeqLengthsDKDV;pdoDesc;pdout;pdqDesc;pdqueries;pqueries;pdkDesc;pdkeys;pkeys;pdvDesc;pdvalues;pvalues;uweightSizeInBytes;pweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)attnDesc, (uintptr_t)loWinIdx, (uintptr_t)hiWinIdx, (uintptr_t)devSeqLengthsDQDO, (uintptr_t)devSeqLengthsDKDV, (uintptr_t)doDesc, (uintptr_t)dout, (uintptr_t)dqDesc, (uintptr_t)dqueries, (uintptr_t)queries, (uintptr_t)dkDesc, (uintptr_t)dkeys, (uintptr_t)keys, (uintptr_t)dvDesc, (uintptr_t)dvalues, (uintptr_t)values, (unsigned long long)weightSizeInBytes, (uintptr_t)weights, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSizeInBytes, (uintptr_t)reserveSpace);
     return cubind_result;
 }
 
@@ -11072,36 +9646,15 @@ static cudnnStatus_t call_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    cubind_result = call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 155), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "attnDesc", (uintptr_t)attnDesc);
-        cubind__trace_enum(&cubind_call, "addGrad", trace_enum_36((long long)addGrad), (long long)addGrad);
-        cubind__trace_pointer(&cubind_call, "qDesc", (uintptr_t)qDesc);
-        cubind__trace_pointer(&cubind_call, "queries", (uintptr_t)queries);
-        cubind__trace_pointer(&cubind_call, "kDesc", (uintptr_t)kDesc);
-        cubind__trace_pointer(&cubind_call, "keys", (uintptr_t)keys);
-        cubind__trace_pointer(&cubind_call, "vDesc", (uintptr_t)vDesc);
-        cubind__trace_pointer(&cubind_call, "values", (uintptr_t)values);
-        cubind__trace_pointer(&cubind_call, "doDesc", (uintptr_t)doDesc);
-        cubind__trace_pointer(&cubind_call, "dout", (uintptr_t)dout);
-        cubind__trace_unsigned(&cubind_call, "weightSizeInBytes", (unsigned long long)weightSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "weights", (uintptr_t)weights);
-        cubind__trace_pointer(&cubind_call, "dweights", (uintptr_t)dweights);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "reserveSpaceSizeInBytes", (unsigned long long)reserveSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "reserveSpace", (uintptr_t)reserveSpace);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 155, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pattnDesc;e36:addGrad;pqDesc;pqueries;pkDesc;pkeys;pvDesc;pvalues;pdoDesc;pdout;uweightSizeInBytes;pweights;pdweights;uworkSpaceSizeInBytes;pworkSpace;ureserveSpaceSizeInBytes;preserveSpace;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)attnDesc, (long long)addGrad, (uintptr_t)qDesc, (uintptr_t)queries, (uintptr_t)kDesc, (uintptr_t)keys, (uintptr_t)vDesc, (uintptr_t)values, (uintptr_t)doDesc, (uintptr_t)dout, (unsigned long long)weightSizeInBytes, (uintptr_t)weights, (uintptr_t)dweights, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)workSpace, (unsigned long long)reserveSpaceSizeInBytes, (uintptr_t)reserveSpace);
     return cubind_result;
 }
 
@@ -11141,19 +9694,15 @@ static cudnnStatus_t call_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
-    cubind_result = call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 156), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateCTCLossDescriptor(ctcLossDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 156, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pctcLossDesc;", (int)cubind_result, (uintptr_t)ctcLossDesc);
     return cubind_result;
 }
 
@@ -11193,20 +9742,15 @@ static cudnnStatus_t call_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
-    cubind_result = call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 157), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 157, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pctcLossDesc;e7:compType;", (int)cubind_result, (uintptr_t)ctcLossDesc, (long long)compType);
     return cubind_result;
 }
 
@@ -11246,22 +9790,15 @@ static cudnnStatus_t call_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    cubind_result = call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 158), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
-        cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
-        cubind__trace_enum(&cubind_call, "gradMode", trace_enum_10((long long)gradMode), (long long)gradMode);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 158, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pctcLossDesc;e7:compType;e37:normMode;e10:gradMode;", (int)cubind_result, (uintptr_t)ctcLossDesc, (long long)compType, (long long)normMode, (long long)gradMode);
     return cubind_result;
 }
 
@@ -11301,23 +9838,15 @@ static cudnnStatus_t call_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    cubind_result = call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 159), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
-        cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
-        cubind__trace_enum(&cubind_call, "gradMode", trace_enum_10((long long)gradMode), (long long)gradMode);
-        cubind__trace_signed(&cubind_call, "maxLabelLength", (long long)maxLabelLength);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 159, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pctcLossDesc;e7:compType;e37:normMode;e10:gradMode;imaxLabelLength;", (int)cubind_result, (uintptr_t)ctcLossDesc, (long long)compType, (long long)normMode, (long long)gradMode, (long long)maxLabelLength);
     return cubind_result;
 }
 
@@ -11357,23 +9886,15 @@ static cudnnStatus_t call_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    cubind_result = call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 160), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_enum(&cubind_call, "compType", trace_enum_7((long long)compType), (long long)compType);
-        cubind__trace_enum(&cubind_call, "normMode", trace_enum_37((long long)normMode), (long long)normMode);
-        cubind__trace_enum(&cubind_call, "ctcGradMode", trace_enum_38((long long)ctcGradMode), (long long)ctcGradMode);
-        cubind__trace_signed(&cubind_call, "maxLabelLength", (long long)maxLabelLength);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 160, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pctcLossDesc;e7:compType;e37:normMode;e38:ctcGradMode;imaxLabelLength;", (int)cubind_result, (uintptr_t)ctcLossDesc, (long long)compType, (long long)normMode, (long long)ctcGradMode, (long long)maxLabelLength);
     return cubind_result;
 }
 
@@ -11413,20 +9934,15 @@ static cudnnStatus_t call_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
-    cubind_result = call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 161), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 161, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pctcLossDesc;pcompType;", (int)cubind_result, (uintptr_t)ctcLossDesc, (uintptr_t)compType);
     return cubind_result;
 }
 
@@ -11466,22 +9982,15 @@ static cudnnStatus_t call_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    cubind_result = call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 162), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
-        cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
-        cubind__trace_pointer(&cubind_call, "gradMode", (uintptr_t)gradMode);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 162, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pctcLossDesc;pcompType;pnormMode;pgradMode;", (int)cubind_result, (uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)gradMode);
     return cubind_result;
 }
 
@@ -11521,23 +10030,15 @@ static cudnnStatus_t call_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    cubind_result = call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 163), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
-        cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
-        cubind__trace_pointer(&cubind_call, "gradMode", (uintptr_t)gradMode);
-        cubind__trace_pointer(&cubind_call, "maxLabelLength", (uintptr_t)maxLabelLength);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 163, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pctcLossDesc;pcompType;pnormMode;pgradMode;pmaxLabelLength;", (int)cubind_result, (uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)gradMode, (uintptr_t)maxLabelLength);
     return cubind_result;
 }
 
@@ -11577,23 +10078,15 @@ static cudnnStatus_t call_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    cubind_result = call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 164), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_pointer(&cubind_call, "compType", (uintptr_t)compType);
-        cubind__trace_pointer(&cubind_call, "normMode", (uintptr_t)normMode);
-        cubind__trace_pointer(&cubind_call, "ctcGradMode", (uintptr_t)ctcGradMode);
-        cubind__trace_pointer(&cubind_call, "maxLabelLength", (uintptr_t)maxLabelLength);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 164, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pctcLossDesc;pcompType;pnormMode;pctcGradMode;pmaxLabelLength;", (int)cubind_result, (uintptr_t)ctcLossDesc, (uintptr_t)compType, (uintptr_t)normMode, (uintptr_t)ctcGradMode, (uintptr_t)maxLabelLength);
     return cubind_result;
 }
 
@@ -11633,19 +10126,15 @@ static cudnnStatus_t call_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
-    cubind_result = call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 165), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 165, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pctcLossDesc;", (int)cubind_result, (uintptr_t)ctcLossDesc);
     return cubind_result;
 }
 
@@ -11685,31 +10174,15 @@ static cudnnStatus_t call_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
-    cubind_result = call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 166), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
-        cubind__trace_pointer(&cubind_call, "probs", (uintptr_t)probs);
-        cubind__trace_pointer(&cubind_call, "hostLabels", (uintptr_t)hostLabels);
-        cubind__trace_pointer(&cubind_call, "hostLabelLengths", (uintptr_t)hostLabelLengths);
-        cubind__trace_pointer(&cubind_call, "hostInputLengths", (uintptr_t)hostInputLengths);
-        cubind__trace_pointer(&cubind_call, "costs", (uintptr_t)costs);
-        cubind__trace_pointer(&cubind_call, "gradientsDesc", (uintptr_t)gradientsDesc);
-        cubind__trace_pointer(&cubind_call, "gradients", (uintptr_t)gradients);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 166, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pprobsDesc;pprobs;phostLabels;phostLabelLengths;phostInputLengths;pcosts;pgradientsDesc;pgradients;e39:algo;pctcLossDesc;pworkspace;uworkSpaceSizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)probsDesc, (uintptr_t)probs, (uintptr_t)hostLabels, (uintptr_t)hostLabelLengths, (uintptr_t)hostInputLengths, (uintptr_t)costs, (uintptr_t)gradientsDesc, (uintptr_t)gradients, (long long)algo, (uintptr_t)ctcLossDesc, (uintptr_t)workspace, (unsigned long long)workSpaceSizeInBytes);
     return cubind_result;
 }
 
@@ -11749,31 +10222,15 @@ static cudnnStatus_t call_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
-    cubind_result = call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 167), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
-        cubind__trace_pointer(&cubind_call, "probs", (uintptr_t)probs);
-        cubind__trace_pointer(&cubind_call, "labels", (uintptr_t)labels);
-        cubind__trace_pointer(&cubind_call, "labelLengths", (uintptr_t)labelLengths);
-        cubind__trace_pointer(&cubind_call, "inputLengths", (uintptr_t)inputLengths);
-        cubind__trace_pointer(&cubind_call, "costs", (uintptr_t)costs);
-        cubind__trace_pointer(&cubind_call, "gradientsDesc", (uintptr_t)gradientsDesc);
-        cubind__trace_pointer(&cubind_call, "gradients", (uintptr_t)gradients);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "workspace", (uintptr_t)workspace);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 167, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e39:algo;pctcLossDesc;pprobsDesc;pprobs;plabels;plabelLengths;pinputLengths;pcosts;pgradientsDesc;pgradients;uworkSpaceSizeInBytes;pworkspace;", (int)cubind_result, (uintptr_t)handle, (long long)algo, (uintptr_t)ctcLossDesc, (uintptr_t)probsDesc, (uintptr_t)probs, (uintptr_t)labels, (uintptr_t)labelLengths, (uintptr_t)inputLengths, (uintptr_t)costs, (uintptr_t)gradientsDesc, (uintptr_t)gradients, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)workspace);
     return cubind_result;
 }
 
@@ -11813,27 +10270,15 @@ static cudnnStatus_t call_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, con
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
-    cubind_result = call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 168), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
-        cubind__trace_pointer(&cubind_call, "gradientsDesc", (uintptr_t)gradientsDesc);
-        cubind__trace_pointer(&cubind_call, "labels", (uintptr_t)labels);
-        cubind__trace_pointer(&cubind_call, "labelLengths", (uintptr_t)labelLengths);
-        cubind__trace_pointer(&cubind_call, "inputLengths", (uintptr_t)inputLengths);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 168, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pprobsDesc;pgradientsDesc;plabels;plabelLengths;pinputLengths;e39:algo;pctcLossDesc;psizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)probsDesc, (uintptr_t)gradientsDesc, (uintptr_t)labels, (uintptr_t)labelLengths, (uintptr_t)inputLengths, (long long)algo, (uintptr_t)ctcLossDesc, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -11873,24 +10318,15 @@ static cudnnStatus_t call_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
-    cubind_result = call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 169), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_39((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "ctcLossDesc", (uintptr_t)ctcLossDesc);
-        cubind__trace_pointer(&cubind_call, "probsDesc", (uintptr_t)probsDesc);
-        cubind__trace_pointer(&cubind_call, "gradientsDesc", (uintptr_t)gradientsDesc);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 169, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;e39:algo;pctcLossDesc;pprobsDesc;pgradientsDesc;psizeInBytes;", (int)cubind_result, (uintptr_t)handle, (long long)algo, (uintptr_t)ctcLossDesc, (uintptr_t)probsDesc, (uintptr_t)gradientsDesc, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -11930,19 +10366,15 @@ static cudnnStatus_t call_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateConvolutionDescriptor(convDesc);
-    cubind_result = call_cudnnCreateConvolutionDescriptor(convDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 170), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateConvolutionDescriptor(convDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 170, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;", (int)cubind_result, (uintptr_t)convDesc);
     return cubind_result;
 }
 
@@ -11982,19 +10414,15 @@ static cudnnStatus_t call_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyConvolutionDescriptor(convDesc);
-    cubind_result = call_cudnnDestroyConvolutionDescriptor(convDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 171), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyConvolutionDescriptor(convDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 171, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;", (int)cubind_result, (uintptr_t)convDesc);
     return cubind_result;
 }
 
@@ -12034,20 +10462,15 @@ static cudnnStatus_t call_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetConvolutionMathType(convDesc, mathType);
-    cubind_result = call_cudnnSetConvolutionMathType(convDesc, mathType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 172), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_enum(&cubind_call, "mathType", trace_enum_31((long long)mathType), (long long)mathType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetConvolutionMathType(convDesc, mathType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 172, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;e31:mathType;", (int)cubind_result, (uintptr_t)convDesc, (long long)mathType);
     return cubind_result;
 }
 
@@ -12087,20 +10510,15 @@ static cudnnStatus_t call_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionMathType(convDesc, mathType);
-    cubind_result = call_cudnnGetConvolutionMathType(convDesc, mathType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 173), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "mathType", (uintptr_t)mathType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionMathType(convDesc, mathType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 173, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;pmathType;", (int)cubind_result, (uintptr_t)convDesc, (uintptr_t)mathType);
     return cubind_result;
 }
 
@@ -12140,20 +10558,15 @@ static cudnnStatus_t call_cudnnSetConvolutionGroupCount(cudnnConvolutionDescript
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
-    cubind_result = call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 174), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_signed(&cubind_call, "groupCount", (long long)groupCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetConvolutionGroupCount(convDesc, groupCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 174, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;igroupCount;", (int)cubind_result, (uintptr_t)convDesc, (long long)groupCount);
     return cubind_result;
 }
 
@@ -12193,20 +10606,15 @@ static cudnnStatus_t call_cudnnGetConvolutionGroupCount(cudnnConvolutionDescript
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
-    cubind_result = call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 175), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "groupCount", (uintptr_t)groupCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionGroupCount(convDesc, groupCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 175, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;pgroupCount;", (int)cubind_result, (uintptr_t)convDesc, (uintptr_t)groupCount);
     return cubind_result;
 }
 
@@ -12246,20 +10654,15 @@ static cudnnStatus_t call_cudnnSetConvolutionReorderType(cudnnConvolutionDescrip
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetConvolutionReorderType(convDesc, reorderType);
-    cubind_result = call_cudnnSetConvolutionReorderType(convDesc, reorderType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 176), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_enum(&cubind_call, "reorderType", trace_enum_40((long long)reorderType), (long long)reorderType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetConvolutionReorderType(convDesc, reorderType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 176, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;e40:reorderType;", (int)cubind_result, (uintptr_t)convDesc, (long long)reorderType);
     return cubind_result;
 }
 
@@ -12299,20 +10702,15 @@ static cudnnStatus_t call_cudnnGetConvolutionReorderType(cudnnConvolutionDescrip
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionReorderType(convDesc, reorderType);
-    cubind_result = call_cudnnGetConvolutionReorderType(convDesc, reorderType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 177), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "reorderType", (uintptr_t)reorderType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionReorderType(convDesc, reorderType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 177, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;preorderType;", (int)cubind_result, (uintptr_t)convDesc, (uintptr_t)reorderType);
     return cubind_result;
 }
 
@@ -12352,27 +10750,15 @@ static cudnnStatus_t call_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescri
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    cubind_result = call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 178), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_signed(&cubind_call, "pad_h", (long long)pad_h);
-        cubind__trace_signed(&cubind_call, "pad_w", (long long)pad_w);
-        cubind__trace_signed(&cubind_call, "u", (long long)u);
-        cubind__trace_signed(&cubind_call, "v", (long long)v);
-        cubind__trace_signed(&cubind_call, "dilation_h", (long long)dilation_h);
-        cubind__trace_signed(&cubind_call, "dilation_w", (long long)dilation_w);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_41((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_7((long long)computeType), (long long)computeType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 178, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;ipad_h;ipad_w;iu;iv;idilation_h;idilation_w;e41:mode;e7:computeType;", (int)cubind_result, (uintptr_t)convDesc, (long long)pad_h, (long long)pad_w, (long long)u, (long long)v, (long long)dilation_h, (long long)dilation_w, (long long)mode, (long long)computeType);
     return cubind_result;
 }
 
@@ -12412,27 +10798,15 @@ static cudnnStatus_t call_cudnnGetConvolution2dDescriptor(const cudnnConvolution
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    cubind_result = call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 179), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "pad_h", (uintptr_t)pad_h);
-        cubind__trace_pointer(&cubind_call, "pad_w", (uintptr_t)pad_w);
-        cubind__trace_pointer(&cubind_call, "u", (uintptr_t)u);
-        cubind__trace_pointer(&cubind_call, "v", (uintptr_t)v);
-        cubind__trace_pointer(&cubind_call, "dilation_h", (uintptr_t)dilation_h);
-        cubind__trace_pointer(&cubind_call, "dilation_w", (uintptr_t)dilation_w);
-        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
-        cubind__trace_pointer(&cubind_call, "computeType", (uintptr_t)computeType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 179, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;ppad_h;ppad_w;pu;pv;pdilation_h;pdilation_w;pmode;pcomputeType;", (int)cubind_result, (uintptr_t)convDesc, (uintptr_t)pad_h, (uintptr_t)pad_w, (uintptr_t)u, (uintptr_t)v, (uintptr_t)dilation_h, (uintptr_t)dilation_w, (uintptr_t)mode, (uintptr_t)computeType);
     return cubind_result;
 }
 
@@ -12472,25 +10846,15 @@ static cudnnStatus_t call_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescri
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
-    cubind_result = call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 180), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_signed(&cubind_call, "arrayLength", (long long)arrayLength);
-        cubind__trace_pointer(&cubind_call, "padA", (uintptr_t)padA);
-        cubind__trace_pointer(&cubind_call, "filterStrideA", (uintptr_t)filterStrideA);
-        cubind__trace_pointer(&cubind_call, "dilationA", (uintptr_t)dilationA);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_41((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_7((long long)computeType), (long long)computeType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 180, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;iarrayLength;ppadA;pfilterStrideA;pdilationA;e41:mode;e7:computeType;", (int)cubind_result, (uintptr_t)convDesc, (long long)arrayLength, (uintptr_t)padA, (uintptr_t)filterStrideA, (uintptr_t)dilationA, (long long)mode, (long long)computeType);
     return cubind_result;
 }
 
@@ -12530,26 +10894,15 @@ static cudnnStatus_t call_cudnnGetConvolutionNdDescriptor(const cudnnConvolution
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
-    cubind_result = call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 181), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_signed(&cubind_call, "arrayLengthRequested", (long long)arrayLengthRequested);
-        cubind__trace_pointer(&cubind_call, "arrayLength", (uintptr_t)arrayLength);
-        cubind__trace_pointer(&cubind_call, "padA", (uintptr_t)padA);
-        cubind__trace_pointer(&cubind_call, "strideA", (uintptr_t)strideA);
-        cubind__trace_pointer(&cubind_call, "dilationA", (uintptr_t)dilationA);
-        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
-        cubind__trace_pointer(&cubind_call, "computeType", (uintptr_t)computeType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 181, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;iarrayLengthRequested;parrayLength;ppadA;pstrideA;pdilationA;pmode;pcomputeType;", (int)cubind_result, (uintptr_t)convDesc, (long long)arrayLengthRequested, (uintptr_t)arrayLength, (uintptr_t)padA, (uintptr_t)strideA, (uintptr_t)dilationA, (uintptr_t)mode, (uintptr_t)computeType);
     return cubind_result;
 }
 
@@ -12589,25 +10942,15 @@ static cudnnStatus_t call_cudnnGetConvolution2dForwardOutputDim(const cudnnConvo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
-    cubind_result = call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 182), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
-        cubind__trace_pointer(&cubind_call, "c", (uintptr_t)c);
-        cubind__trace_pointer(&cubind_call, "h", (uintptr_t)h);
-        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 182, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;pinputTensorDesc;pfilterDesc;pn;pc;ph;pw;", (int)cubind_result, (uintptr_t)convDesc, (uintptr_t)inputTensorDesc, (uintptr_t)filterDesc, (uintptr_t)n, (uintptr_t)c, (uintptr_t)h, (uintptr_t)w);
     return cubind_result;
 }
 
@@ -12647,23 +10990,15 @@ static cudnnStatus_t call_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[])
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
-    cubind_result = call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 183), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "inputTensorDesc", (uintptr_t)inputTensorDesc);
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_signed(&cubind_call, "nbDims", (long long)nbDims);
-        cubind__trace_pointer(&cubind_call, "tensorOuputDimA", (uintptr_t)tensorOuputDimA);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 183, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconvDesc;pinputTensorDesc;pfilterDesc;inbDims;ptensorOuputDimA;", (int)cubind_result, (uintptr_t)convDesc, (uintptr_t)inputTensorDesc, (uintptr_t)filterDesc, (long long)nbDims, (uintptr_t)tensorOuputDimA);
     return cubind_result;
 }
 
@@ -12703,20 +11038,15 @@ static cudnnStatus_t call_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
-    cubind_result = call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 184), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 184, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pcount;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)count);
     return cubind_result;
 }
 
@@ -12756,26 +11086,15 @@ static cudnnStatus_t call_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t h
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_result = call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 185), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "destDesc", (uintptr_t)destDesc);
-        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 185, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;psrcDesc;pfilterDesc;pconvDesc;pdestDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)srcDesc, (uintptr_t)filterDesc, (uintptr_t)convDesc, (uintptr_t)destDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
     return cubind_result;
 }
 
@@ -12815,26 +11134,15 @@ static cudnnStatus_t call_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t han
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_result = call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 186), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 186, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pxDesc;pwDesc;pconvDesc;pyDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)yDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
     return cubind_result;
 }
 
@@ -12874,31 +11182,15 @@ static cudnnStatus_t call_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t h
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    cubind_result = call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 187), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
-        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 187, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pxDesc;px;pwDesc;pw;pconvDesc;pyDesc;py;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, (uintptr_t)yDesc, (uintptr_t)y, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes);
     return cubind_result;
 }
 
@@ -12938,24 +11230,15 @@ static cudnnStatus_t call_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDes
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
-    cubind_result = call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 188), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "colBuffer", (uintptr_t)colBuffer);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 188, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pxDesc;px;pwDesc;pconvDesc;pcolBuffer;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)colBuffer);
     return cubind_result;
 }
 
@@ -12995,26 +11278,15 @@ static cudnnStatus_t call_cudnnReorderFilterAndBias(cudnnHandle_t handle, const 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
-    cubind_result = call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 189), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_enum(&cubind_call, "reorderType", trace_enum_40((long long)reorderType), (long long)reorderType);
-        cubind__trace_pointer(&cubind_call, "filterData", (uintptr_t)filterData);
-        cubind__trace_pointer(&cubind_call, "reorderedFilterData", (uintptr_t)reorderedFilterData);
-        cubind__trace_signed(&cubind_call, "reorderBias", (long long)reorderBias);
-        cubind__trace_pointer(&cubind_call, "biasData", (uintptr_t)biasData);
-        cubind__trace_pointer(&cubind_call, "reorderedBiasData", (uintptr_t)reorderedBiasData);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 189, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pfilterDesc;e40:reorderType;pfilterData;preorderedFilterData;ireorderBias;pbiasData;preorderedBiasData;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)filterDesc, (long long)reorderType, (uintptr_t)filterData, (uintptr_t)reorderedFilterData, (long long)reorderBias, (uintptr_t)biasData, (uintptr_t)reorderedBiasData);
     return cubind_result;
 }
 
@@ -13054,25 +11326,15 @@ static cudnnStatus_t call_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
-    cubind_result = call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 190), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_42((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 190, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pxDesc;pwDesc;pconvDesc;pyDesc;e42:algo;psizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)wDesc, (uintptr_t)convDesc, (uintptr_t)yDesc, (long long)algo, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -13112,31 +11374,15 @@ static cudnnStatus_t call_cudnnConvolutionForward(cudnnHandle_t handle, const vo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
-    cubind_result = call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 191), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
-        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_42((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 191, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;palpha;pxDesc;px;pwDesc;pw;pconvDesc;e42:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pyDesc;py;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, (long long)algo, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)yDesc, (uintptr_t)y);
     return cubind_result;
 }
 
@@ -13176,36 +11422,15 @@ static cudnnStatus_t call_cudnnConvolutionBiasActivationForward(cudnnHandle_t ha
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
-    cubind_result = call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 192), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "alpha1", (uintptr_t)alpha1);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
-        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_42((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "alpha2", (uintptr_t)alpha2);
-        cubind__trace_pointer(&cubind_call, "zDesc", (uintptr_t)zDesc);
-        cubind__trace_pointer(&cubind_call, "z", (uintptr_t)z);
-        cubind__trace_pointer(&cubind_call, "biasDesc", (uintptr_t)biasDesc);
-        cubind__trace_pointer(&cubind_call, "bias", (uintptr_t)bias);
-        cubind__trace_pointer(&cubind_call, "activationDesc", (uintptr_t)activationDesc);
-        cubind__trace_pointer(&cubind_call, "yDesc", (uintptr_t)yDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 192, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;palpha1;pxDesc;px;pwDesc;pw;pconvDesc;e42:algo;pworkSpace;uworkSpaceSizeInBytes;palpha2;pzDesc;pz;pbiasDesc;pbias;pactivationDesc;pyDesc;py;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)alpha1, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)convDesc, (long long)algo, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)alpha2, (uintptr_t)zDesc, (uintptr_t)z, (uintptr_t)biasDesc, (uintptr_t)bias, (uintptr_t)activationDesc, (uintptr_t)yDesc, (uintptr_t)y);
     return cubind_result;
 }
 
@@ -13245,20 +11470,15 @@ static cudnnStatus_t call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
-    cubind_result = call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 193), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 193, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pcount;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)count);
     return cubind_result;
 }
 
@@ -13298,26 +11518,15 @@ static cudnnStatus_t call_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_result = call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 194), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 194, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pwDesc;pdyDesc;pconvDesc;pdxDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dxDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
     return cubind_result;
 }
 
@@ -13357,31 +11566,15 @@ static cudnnStatus_t call_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    cubind_result = call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 195), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
-        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
-        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 195, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pwDesc;pw;pdyDesc;pdy;pconvDesc;pdxDesc;pdx;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, (uintptr_t)dxDesc, (uintptr_t)dx, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes);
     return cubind_result;
 }
 
@@ -13421,26 +11614,15 @@ static cudnnStatus_t call_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_result = call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 196), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "gradDesc", (uintptr_t)gradDesc);
-        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 196, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pfilterDesc;pdiffDesc;pconvDesc;pgradDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)filterDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
     return cubind_result;
 }
 
@@ -13480,25 +11662,15 @@ static cudnnStatus_t call_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHand
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
-    cubind_result = call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 197), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_43((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 197, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pwDesc;pdyDesc;pconvDesc;pdxDesc;e43:algo;psizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)wDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dxDesc, (long long)algo, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -13538,31 +11710,15 @@ static cudnnStatus_t call_cudnnConvolutionBackwardData(cudnnHandle_t handle, con
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
-    cubind_result = call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 198), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "wDesc", (uintptr_t)wDesc);
-        cubind__trace_pointer(&cubind_call, "w", (uintptr_t)w);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_43((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "dxDesc", (uintptr_t)dxDesc);
-        cubind__trace_pointer(&cubind_call, "dx", (uintptr_t)dx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 198, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;palpha;pwDesc;pw;pdyDesc;pdy;pconvDesc;e43:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pdxDesc;pdx;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)wDesc, (uintptr_t)w, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, (long long)algo, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)dxDesc, (uintptr_t)dx);
     return cubind_result;
 }
 
@@ -13602,32 +11758,15 @@ static cudnnStatus_t call_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnH
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
-    cubind_result = call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 199), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "filterDesc", (uintptr_t)filterDesc);
-        cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "gradDesc", (uintptr_t)gradDesc);
-        cubind__trace_enum(&cubind_call, "transformFormat", trace_enum_6((long long)transformFormat), (long long)transformFormat);
-        cubind__trace_pointer(&cubind_call, "foldedFilterDesc", (uintptr_t)foldedFilterDesc);
-        cubind__trace_pointer(&cubind_call, "paddedDiffDesc", (uintptr_t)paddedDiffDesc);
-        cubind__trace_pointer(&cubind_call, "foldedConvDesc", (uintptr_t)foldedConvDesc);
-        cubind__trace_pointer(&cubind_call, "foldedGradDesc", (uintptr_t)foldedGradDesc);
-        cubind__trace_pointer(&cubind_call, "filterFoldTransDesc", (uintptr_t)filterFoldTransDesc);
-        cubind__trace_pointer(&cubind_call, "diffPadTransDesc", (uintptr_t)diffPadTransDesc);
-        cubind__trace_pointer(&cubind_call, "gradFoldTransDesc", (uintptr_t)gradFoldTransDesc);
-        cubind__trace_pointer(&cubind_call, "gradUnfoldTransDesc", (uintptr_t)gradUnfoldTransDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 199, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pfilterDesc;pdiffDesc;pconvDesc;pgradDesc;e6:transformFormat;pfoldedFilterDesc;ppaddedDiffDesc;pfoldedConvDesc;pfoldedGradDesc;pfilterFoldTransDesc;pdiffPadTransDesc;pgradFoldTransDesc;pgradUnfoldTransDesc;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)filterDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, (long long)transformFormat, (uintptr_t)foldedFilterDesc, (uintptr_t)paddedDiffDesc, (uintptr_t)foldedConvDesc, (uintptr_t)foldedGradDesc, (uintptr_t)filterFoldTransDesc, (uintptr_t)diffPadTransDesc, (uintptr_t)gradFoldTransDesc, (uintptr_t)gradUnfoldTransDesc);
     return cubind_result;
 }
 
@@ -13667,18 +11806,15 @@ static cudnnStatus_t call_cudnnCnnVersionCheck(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCnnVersionCheck(void)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCnnVersionCheck();
-    cubind_result = call_cudnnCnnVersionCheck();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 200), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCnnVersionCheck();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 200, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -13718,20 +11854,15 @@ static cudnnStatus_t call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
-    cubind_result = call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 201), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 201, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pcount;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)count);
     return cubind_result;
 }
 
@@ -13771,26 +11902,15 @@ static cudnnStatus_t call_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_result = call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 202), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "dwDesc", (uintptr_t)dwDesc);
-        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 202, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pxDesc;pdyDesc;pconvDesc;pdwDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)dwDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
     return cubind_result;
 }
 
@@ -13830,31 +11950,15 @@ static cudnnStatus_t call_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHan
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    cubind_result = call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 203), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "y", (uintptr_t)y);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "dwDesc", (uintptr_t)dwDesc);
-        cubind__trace_pointer(&cubind_call, "dw", (uintptr_t)dw);
-        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 203, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pxDesc;px;pdyDesc;py;pconvDesc;pdwDesc;pdw;irequestedAlgoCount;preturnedAlgoCount;pperfResults;pworkSpace;uworkSpaceSizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)y, (uintptr_t)convDesc, (uintptr_t)dwDesc, (uintptr_t)dw, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes);
     return cubind_result;
 }
 
@@ -13894,26 +11998,15 @@ static cudnnStatus_t call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHan
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cubind_result = call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 204), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "srcDesc", (uintptr_t)srcDesc);
-        cubind__trace_pointer(&cubind_call, "diffDesc", (uintptr_t)diffDesc);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "gradDesc", (uintptr_t)gradDesc);
-        cubind__trace_signed(&cubind_call, "requestedAlgoCount", (long long)requestedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "returnedAlgoCount", (uintptr_t)returnedAlgoCount);
-        cubind__trace_pointer(&cubind_call, "perfResults", (uintptr_t)perfResults);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 204, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;psrcDesc;pdiffDesc;pconvDesc;pgradDesc;irequestedAlgoCount;preturnedAlgoCount;pperfResults;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)srcDesc, (uintptr_t)diffDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, (long long)requestedAlgoCount, (uintptr_t)returnedAlgoCount, (uintptr_t)perfResults);
     return cubind_result;
 }
 
@@ -13953,25 +12046,15 @@ static cudnnStatus_t call_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHa
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
-    cubind_result = call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 205), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_pointer(&cubind_call, "gradDesc", (uintptr_t)gradDesc);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_44((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "sizeInBytes", (uintptr_t)sizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 205, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pxDesc;pdyDesc;pconvDesc;pgradDesc;e44:algo;psizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)xDesc, (uintptr_t)dyDesc, (uintptr_t)convDesc, (uintptr_t)gradDesc, (long long)algo, (uintptr_t)sizeInBytes);
     return cubind_result;
 }
 
@@ -14011,31 +12094,15 @@ static cudnnStatus_t call_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
-    cubind_result = call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 206), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "xDesc", (uintptr_t)xDesc);
-        cubind__trace_pointer(&cubind_call, "x", (uintptr_t)x);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "convDesc", (uintptr_t)convDesc);
-        cubind__trace_enum(&cubind_call, "algo", trace_enum_44((long long)algo), (long long)algo);
-        cubind__trace_pointer(&cubind_call, "workSpace", (uintptr_t)workSpace);
-        cubind__trace_unsigned(&cubind_call, "workSpaceSizeInBytes", (unsigned long long)workSpaceSizeInBytes);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "dwDesc", (uintptr_t)dwDesc);
-        cubind__trace_pointer(&cubind_call, "dw", (uintptr_t)dw);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 206, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;palpha;pxDesc;px;pdyDesc;pdy;pconvDesc;e44:algo;pworkSpace;uworkSpaceSizeInBytes;pbeta;pdwDesc;pdw;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)xDesc, (uintptr_t)x, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)convDesc, (long long)algo, (uintptr_t)workSpace, (unsigned long long)workSpaceSizeInBytes, (uintptr_t)beta, (uintptr_t)dwDesc, (uintptr_t)dw);
     return cubind_result;
 }
 
@@ -14075,25 +12142,15 @@ static cudnnStatus_t call_cudnnConvolutionBackwardBias(cudnnHandle_t handle, con
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
-    cubind_result = call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 207), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "alpha", (uintptr_t)alpha);
-        cubind__trace_pointer(&cubind_call, "dyDesc", (uintptr_t)dyDesc);
-        cubind__trace_pointer(&cubind_call, "dy", (uintptr_t)dy);
-        cubind__trace_pointer(&cubind_call, "beta", (uintptr_t)beta);
-        cubind__trace_pointer(&cubind_call, "dbDesc", (uintptr_t)dbDesc);
-        cubind__trace_pointer(&cubind_call, "db", (uintptr_t)db);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 207, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;palpha;pdyDesc;pdy;pbeta;pdbDesc;pdb;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)alpha, (uintptr_t)dyDesc, (uintptr_t)dy, (uintptr_t)beta, (uintptr_t)dbDesc, (uintptr_t)db);
     return cubind_result;
 }
 
@@ -14133,20 +12190,15 @@ static cudnnStatus_t call_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstPa
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
-    cubind_result = call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 208), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
-        cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateFusedOpsConstParamPack(constPack, ops);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 208, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconstPack;e45:ops;", (int)cubind_result, (uintptr_t)constPack, (long long)ops);
     return cubind_result;
 }
 
@@ -14186,19 +12238,15 @@ static cudnnStatus_t call_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstP
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyFusedOpsConstParamPack(constPack);
-    cubind_result = call_cudnnDestroyFusedOpsConstParamPack(constPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 209), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyFusedOpsConstParamPack(constPack);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 209, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconstPack;", (int)cubind_result, (uintptr_t)constPack);
     return cubind_result;
 }
 
@@ -14238,21 +12286,15 @@ static cudnnStatus_t call_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsC
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
-    cubind_result = call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 210), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
-        cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_46((long long)paramLabel), (long long)paramLabel);
-        cubind__trace_pointer(&cubind_call, "param", (uintptr_t)param);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 210, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconstPack;e46:paramLabel;pparam;", (int)cubind_result, (uintptr_t)constPack, (long long)paramLabel, (uintptr_t)param);
     return cubind_result;
 }
 
@@ -14292,22 +12334,15 @@ static cudnnStatus_t call_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFus
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
-    cubind_result = call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 211), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
-        cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_46((long long)paramLabel), (long long)paramLabel);
-        cubind__trace_pointer(&cubind_call, "param", (uintptr_t)param);
-        cubind__trace_pointer(&cubind_call, "isNULL", (uintptr_t)isNULL);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 211, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pconstPack;e46:paramLabel;pparam;pisNULL;", (int)cubind_result, (uintptr_t)constPack, (long long)paramLabel, (uintptr_t)param, (uintptr_t)isNULL);
     return cubind_result;
 }
 
@@ -14347,20 +12382,15 @@ static cudnnStatus_t call_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVaria
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
-    cubind_result = call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 212), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
-        cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 212, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pvarPack;e45:ops;", (int)cubind_result, (uintptr_t)varPack, (long long)ops);
     return cubind_result;
 }
 
@@ -14400,19 +12430,15 @@ static cudnnStatus_t call_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVari
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyFusedOpsVariantParamPack(varPack);
-    cubind_result = call_cudnnDestroyFusedOpsVariantParamPack(varPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 213), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyFusedOpsVariantParamPack(varPack);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 213, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pvarPack;", (int)cubind_result, (uintptr_t)varPack);
     return cubind_result;
 }
 
@@ -14452,21 +12478,15 @@ static cudnnStatus_t call_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOp
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    cubind_result = call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 214), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
-        cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_47((long long)paramLabel), (long long)paramLabel);
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 214, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pvarPack;e47:paramLabel;pptr;", (int)cubind_result, (uintptr_t)varPack, (long long)paramLabel, (uintptr_t)ptr);
     return cubind_result;
 }
 
@@ -14506,21 +12526,15 @@ static cudnnStatus_t call_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnF
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    cubind_result = call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 215), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
-        cubind__trace_enum(&cubind_call, "paramLabel", trace_enum_47((long long)paramLabel), (long long)paramLabel);
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 215, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pvarPack;e47:paramLabel;pptr;", (int)cubind_result, (uintptr_t)varPack, (long long)paramLabel, (uintptr_t)ptr);
     return cubind_result;
 }
 
@@ -14560,20 +12574,15 @@ static cudnnStatus_t call_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnCreateFusedOpsPlan(plan, ops);
-    cubind_result = call_cudnnCreateFusedOpsPlan(plan, ops);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 216), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
-        cubind__trace_enum(&cubind_call, "ops", trace_enum_45((long long)ops), (long long)ops);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnCreateFusedOpsPlan(plan, ops);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 216, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pplan;e45:ops;", (int)cubind_result, (uintptr_t)plan, (long long)ops);
     return cubind_result;
 }
 
@@ -14613,19 +12622,15 @@ static cudnnStatus_t call_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnDestroyFusedOpsPlan(plan);
-    cubind_result = call_cudnnDestroyFusedOpsPlan(plan);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 217), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnDestroyFusedOpsPlan(plan);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 217, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;pplan;", (int)cubind_result, (uintptr_t)plan);
     return cubind_result;
 }
 
@@ -14665,22 +12670,15 @@ static cudnnStatus_t call_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFused
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
-    cubind_result = call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 218), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
-        cubind__trace_pointer(&cubind_call, "constPack", (uintptr_t)constPack);
-        cubind__trace_pointer(&cubind_call, "workspaceSizeInBytes", (uintptr_t)workspaceSizeInBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 218, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pplan;pconstPack;pworkspaceSizeInBytes;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)plan, (uintptr_t)constPack, (uintptr_t)workspaceSizeInBytes);
     return cubind_result;
 }
 
@@ -14720,21 +12718,15 @@ static cudnnStatus_t call_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudnnStatus_t traced_cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)
 {
     cubind__trace_call cubind_call;
-    cudnnStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN))
-        return call_cudnnFusedOpsExecute(handle, plan, varPack);
-    cubind_result = call_cudnnFusedOpsExecute(handle, plan, varPack);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cudnn_symbols.table, 219), cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
-        cubind__trace_pointer(&cubind_call, "varPack", (uintptr_t)varPack);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUDNN);
+    cudnnStatus_t cubind_result = call_cudnnFusedOpsExecute(handle, plan, varPack);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cudnn_symbols.table, 219, cubind_result != CUDNN_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUDNN, (int)cubind_result), trace_enum,
+                          "s;phandle;pplan;pvarPack;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)plan, (uintptr_t)varPack);
     return cubind_result;
 }
 

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "trace.h"
+#include "trace_log.h"
 
 #define SYMBOL_COUNT 56
 
@@ -470,6 +471,23 @@ static const char *trace_enum_8(long long value)
     }
 }
 
+/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
+static const char *trace_enum(unsigned which, long long value)
+{
+    switch (which) {
+    case 0: return trace_enum_0(value);
+    case 1: return trace_enum_1(value);
+    case 2: return trace_enum_2(value);
+    case 3: return trace_enum_3(value);
+    case 4: return trace_enum_4(value);
+    case 5: return trace_enum_5(value);
+    case 6: return trace_enum_6(value);
+    case 7: return trace_enum_7(value);
+    case 8: return trace_enum_8(value);
+    default: return NULL;
+    }
+}
+
 typedef cufftResult (*cubind__cufftPlan1d_fn)(cufftHandle *plan, int nx, cufftType type, int batch);
 static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch);
 
@@ -487,22 +505,15 @@ static cufftResult call_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, i
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftPlan1d(plan, nx, type, batch);
-    cubind_result = call_cufftPlan1d(plan, nx, type, batch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 0), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftPlan1d(plan, nx, type, batch);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 0, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;pplan;inx;e0:type;ibatch;", (int)cubind_result, (uintptr_t)plan, (long long)nx, (long long)type, (long long)batch);
     return cubind_result;
 }
 
@@ -542,22 +553,15 @@ static cufftResult call_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftPlan2d(plan, nx, ny, type);
-    cubind_result = call_cufftPlan2d(plan, nx, ny, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 1), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftPlan2d(plan, nx, ny, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 1, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;pplan;inx;iny;e0:type;", (int)cubind_result, (uintptr_t)plan, (long long)nx, (long long)ny, (long long)type);
     return cubind_result;
 }
 
@@ -597,23 +601,15 @@ static cufftResult call_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftPlan3d(plan, nx, ny, nz, type);
-    cubind_result = call_cufftPlan3d(plan, nx, ny, nz, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 2), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
-        cubind__trace_signed(&cubind_call, "nz", (long long)nz);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftPlan3d(plan, nx, ny, nz, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 2, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;pplan;inx;iny;inz;e0:type;", (int)cubind_result, (uintptr_t)plan, (long long)nx, (long long)ny, (long long)nz, (long long)type);
     return cubind_result;
 }
 
@@ -653,29 +649,15 @@ static cufftResult call_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    cubind_result = call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 3), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "plan", (uintptr_t)plan);
-        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
-        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
-        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
-        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
-        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
-        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
-        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
-        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 3, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;pplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;", (int)cubind_result, (uintptr_t)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch);
     return cubind_result;
 }
 
@@ -715,23 +697,15 @@ static cufftResult call_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftMakePlan1d(plan, nx, type, batch, workSize);
-    cubind_result = call_cufftMakePlan1d(plan, nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 4), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftMakePlan1d(plan, nx, type, batch, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 4, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;inx;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)plan, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -771,23 +745,15 @@ static cufftResult call_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftT
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftMakePlan2d(plan, nx, ny, type, workSize);
-    cubind_result = call_cufftMakePlan2d(plan, nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 5), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftMakePlan2d(plan, nx, ny, type, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 5, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;inx;iny;e0:type;pworkSize;", (int)cubind_result, (long long)plan, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -827,24 +793,15 @@ static cufftResult call_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
-    cubind_result = call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 6), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
-        cubind__trace_signed(&cubind_call, "nz", (long long)nz);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 6, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;inx;iny;inz;e0:type;pworkSize;", (int)cubind_result, (long long)plan, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -884,30 +841,15 @@ static cufftResult call_cufftMakePlanMany(cufftHandle plan, int rank, int *n, in
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cubind_result = call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 7), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
-        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
-        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
-        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
-        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
-        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
-        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
-        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 7, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -947,30 +889,15 @@ static cufftResult call_cufftMakePlanMany64(cufftHandle plan, int rank, long lon
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cubind_result = call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 8), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
-        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
-        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
-        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
-        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
-        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
-        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
-        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 8, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -1010,30 +937,15 @@ static cufftResult call_cufftGetSizeMany64(cufftHandle plan, int rank, long long
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cubind_result = call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 9), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
-        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
-        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
-        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
-        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
-        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
-        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
-        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 9, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -1073,22 +985,15 @@ static cufftResult call_cufftEstimate1d(int nx, cufftType type, int batch, size_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftEstimate1d(nx, type, batch, workSize);
-    cubind_result = call_cufftEstimate1d(nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 10), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftEstimate1d(nx, type, batch, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 10, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;inx;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -1128,22 +1033,15 @@ static cufftResult call_cufftEstimate2d(int nx, int ny, cufftType type, size_t *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftEstimate2d(nx, ny, type, workSize);
-    cubind_result = call_cufftEstimate2d(nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 11), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftEstimate2d(nx, ny, type, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 11, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;inx;iny;e0:type;pworkSize;", (int)cubind_result, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -1183,23 +1081,15 @@ static cufftResult call_cufftEstimate3d(int nx, int ny, int nz, cufftType type, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftEstimate3d(nx, ny, nz, type, workSize);
-    cubind_result = call_cufftEstimate3d(nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 12), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
-        cubind__trace_signed(&cubind_call, "nz", (long long)nz);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftEstimate3d(nx, ny, nz, type, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 12, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;inx;iny;inz;e0:type;pworkSize;", (int)cubind_result, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -1239,29 +1129,15 @@ static cufftResult call_cufftEstimateMany(int rank, int *n, int *inembed, int is
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cubind_result = call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 13), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
-        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
-        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
-        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
-        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
-        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
-        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
-        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 13, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -1301,19 +1177,15 @@ static cufftResult call_cufftCreate(cufftHandle *handle)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftCreate(cufftHandle *handle)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftCreate(handle);
-    cubind_result = call_cufftCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 14), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftCreate(handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 14, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
     return cubind_result;
 }
 
@@ -1353,23 +1225,15 @@ static cufftResult call_cufftGetSize1d(cufftHandle handle, int nx, cufftType typ
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftGetSize1d(handle, nx, type, batch, workSize);
-    cubind_result = call_cufftGetSize1d(handle, nx, type, batch, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 15), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftGetSize1d(handle, nx, type, batch, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 15, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;ihandle;inx;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)handle, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -1409,23 +1273,15 @@ static cufftResult call_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufft
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftGetSize2d(handle, nx, ny, type, workSize);
-    cubind_result = call_cufftGetSize2d(handle, nx, ny, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 16), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftGetSize2d(handle, nx, ny, type, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 16, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;ihandle;inx;iny;e0:type;pworkSize;", (int)cubind_result, (long long)handle, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -1465,24 +1321,15 @@ static cufftResult call_cufftGetSize3d(cufftHandle handle, int nx, int ny, int n
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
-    cubind_result = call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 17), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
-        cubind__trace_signed(&cubind_call, "nx", (long long)nx);
-        cubind__trace_signed(&cubind_call, "ny", (long long)ny);
-        cubind__trace_signed(&cubind_call, "nz", (long long)nz);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 17, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;ihandle;inx;iny;inz;e0:type;pworkSize;", (int)cubind_result, (long long)handle, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -1522,30 +1369,15 @@ static cufftResult call_cufftGetSizeMany(cufftHandle handle, int rank, int *n, i
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    cubind_result = call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 18), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
-        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
-        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
-        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
-        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
-        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
-        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
-        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
-        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_0((long long)type), (long long)type);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 18, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;ihandle;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkArea;", (int)cubind_result, (long long)handle, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workArea);
     return cubind_result;
 }
 
@@ -1585,20 +1417,15 @@ static cufftResult call_cufftGetSize(cufftHandle handle, size_t *workSize)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftGetSize(cufftHandle handle, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftGetSize(handle, workSize);
-    cubind_result = call_cufftGetSize(handle, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 19), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftGetSize(handle, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 19, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;ihandle;pworkSize;", (int)cubind_result, (long long)handle, (uintptr_t)workSize);
     return cubind_result;
 }
 
@@ -1638,20 +1465,15 @@ static cufftResult call_cufftSetWorkArea(cufftHandle plan, void *workArea)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftSetWorkArea(cufftHandle plan, void *workArea)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftSetWorkArea(plan, workArea);
-    cubind_result = call_cufftSetWorkArea(plan, workArea);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 20), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftSetWorkArea(plan, workArea);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 20, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pworkArea;", (int)cubind_result, (long long)plan, (uintptr_t)workArea);
     return cubind_result;
 }
 
@@ -1691,20 +1513,15 @@ static cufftResult call_cufftSetAutoAllocation(cufftHandle plan, int autoAllocat
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftSetAutoAllocation(plan, autoAllocate);
-    cubind_result = call_cufftSetAutoAllocation(plan, autoAllocate);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 21), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_signed(&cubind_call, "autoAllocate", (long long)autoAllocate);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftSetAutoAllocation(plan, autoAllocate);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 21, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;iautoAllocate;", (int)cubind_result, (long long)plan, (long long)autoAllocate);
     return cubind_result;
 }
 
@@ -1744,22 +1561,15 @@ static cufftResult call_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cuff
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftExecC2C(plan, idata, odata, direction);
-    cubind_result = call_cufftExecC2C(plan, idata, odata, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 22), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
-        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
-        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftExecC2C(plan, idata, odata, direction);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 22, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pidata;podata;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata, (long long)direction);
     return cubind_result;
 }
 
@@ -1799,21 +1609,15 @@ static cufftResult call_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftCo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftExecR2C(plan, idata, odata);
-    cubind_result = call_cufftExecR2C(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 23), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
-        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftExecR2C(plan, idata, odata);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 23, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pidata;podata;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
     return cubind_result;
 }
 
@@ -1853,21 +1657,15 @@ static cufftResult call_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cuff
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftExecC2R(plan, idata, odata);
-    cubind_result = call_cufftExecC2R(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 24), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
-        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftExecC2R(plan, idata, odata);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 24, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pidata;podata;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
     return cubind_result;
 }
 
@@ -1907,22 +1705,15 @@ static cufftResult call_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftExecZ2Z(plan, idata, odata, direction);
-    cubind_result = call_cufftExecZ2Z(plan, idata, odata, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 25), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
-        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
-        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftExecZ2Z(plan, idata, odata, direction);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 25, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pidata;podata;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata, (long long)direction);
     return cubind_result;
 }
 
@@ -1962,21 +1753,15 @@ static cufftResult call_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftExecD2Z(plan, idata, odata);
-    cubind_result = call_cufftExecD2Z(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 26), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
-        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftExecD2Z(plan, idata, odata);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 26, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pidata;podata;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
     return cubind_result;
 }
 
@@ -2016,21 +1801,15 @@ static cufftResult call_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftExecZ2D(plan, idata, odata);
-    cubind_result = call_cufftExecZ2D(plan, idata, odata);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 27), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "idata", (uintptr_t)idata);
-        cubind__trace_pointer(&cubind_call, "odata", (uintptr_t)odata);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftExecZ2D(plan, idata, odata);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 27, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pidata;podata;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
     return cubind_result;
 }
 
@@ -2070,20 +1849,15 @@ static cufftResult call_cufftSetStream(cufftHandle plan, cudaStream_t stream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftSetStream(cufftHandle plan, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftSetStream(plan, stream);
-    cubind_result = call_cufftSetStream(plan, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 28), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftSetStream(plan, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 28, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pstream;", (int)cubind_result, (long long)plan, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -2123,19 +1897,15 @@ static cufftResult call_cufftDestroy(cufftHandle plan)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftDestroy(cufftHandle plan)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftDestroy(plan);
-    cubind_result = call_cufftDestroy(plan);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 29), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftDestroy(plan);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 29, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;", (int)cubind_result, (long long)plan);
     return cubind_result;
 }
 
@@ -2175,19 +1945,15 @@ static cufftResult call_cufftGetVersion(int *version)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftGetVersion(int *version)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftGetVersion(version);
-    cubind_result = call_cufftGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 30), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftGetVersion(version);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 30, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;pversion;", (int)cubind_result, (uintptr_t)version);
     return cubind_result;
 }
 
@@ -2227,20 +1993,15 @@ static cufftResult call_cufftGetProperty(libraryPropertyType type, int *value)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftGetProperty(libraryPropertyType type, int *value)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftGetProperty(type, value);
-    cubind_result = call_cufftGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 31), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftGetProperty(type, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 31, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;e1:type;pvalue;", (int)cubind_result, (long long)type, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -2280,21 +2041,15 @@ static cufftResult call_cufftSetPlanPropertyInt64(cufftHandle plan, cufftPropert
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
-    cubind_result = call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 32), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
-        cubind__trace_signed(&cubind_call, "inputValueInt", (long long)inputValueInt);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 32, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;e2:property;iinputValueInt;", (int)cubind_result, (long long)plan, (long long)property, (long long)inputValueInt);
     return cubind_result;
 }
 
@@ -2334,21 +2089,15 @@ static cufftResult call_cufftGetPlanPropertyInt64(cufftHandle plan, cufftPropert
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
-    cubind_result = call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 33), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
-        cubind__trace_pointer(&cubind_call, "returnPtrValue", (uintptr_t)returnPtrValue);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 33, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;e2:property;preturnPtrValue;", (int)cubind_result, (long long)plan, (long long)property, (uintptr_t)returnPtrValue);
     return cubind_result;
 }
 
@@ -2388,20 +2137,15 @@ static cufftResult call_cufftResetPlanProperty(cufftHandle plan, cufftProperty p
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftResetPlanProperty(plan, property);
-    cubind_result = call_cufftResetPlanProperty(plan, property);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 34), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_enum(&cubind_call, "property", trace_enum_2((long long)property), (long long)property);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftResetPlanProperty(plan, property);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 34, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;e2:property;", (int)cubind_result, (long long)plan, (long long)property);
     return cubind_result;
 }
 
@@ -2441,21 +2185,15 @@ static cufftResult call_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *which
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
-    cubind_result = call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 35), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "handle", (long long)handle);
-        cubind__trace_signed(&cubind_call, "nGPUs", (long long)nGPUs);
-        cubind__trace_pointer(&cubind_call, "whichGPUs", (uintptr_t)whichGPUs);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 35, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;ihandle;inGPUs;pwhichGPUs;", (int)cubind_result, (long long)handle, (long long)nGPUs, (uintptr_t)whichGPUs);
     return cubind_result;
 }
 
@@ -2495,21 +2233,15 @@ static cufftResult call_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descript
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtMalloc(plan, descriptor, format);
-    cubind_result = call_cufftXtMalloc(plan, descriptor, format);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 36), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
-        cubind__trace_enum(&cubind_call, "format", trace_enum_3((long long)format), (long long)format);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtMalloc(plan, descriptor, format);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 36, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pdescriptor;e3:format;", (int)cubind_result, (long long)plan, (uintptr_t)descriptor, (long long)format);
     return cubind_result;
 }
 
@@ -2549,22 +2281,15 @@ static cufftResult call_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
-    cubind_result = call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 37), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "dstPointer", (uintptr_t)dstPointer);
-        cubind__trace_pointer(&cubind_call, "srcPointer", (uintptr_t)srcPointer);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_4((long long)type), (long long)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 37, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pdstPointer;psrcPointer;e4:type;", (int)cubind_result, (long long)plan, (uintptr_t)dstPointer, (uintptr_t)srcPointer, (long long)type);
     return cubind_result;
 }
 
@@ -2604,19 +2329,15 @@ static cufftResult call_cufftXtFree(cudaLibXtDesc *descriptor)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtFree(cudaLibXtDesc *descriptor)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtFree(descriptor);
-    cubind_result = call_cufftXtFree(descriptor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 38), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "descriptor", (uintptr_t)descriptor);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtFree(descriptor);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 38, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;pdescriptor;", (int)cubind_result, (uintptr_t)descriptor);
     return cubind_result;
 }
 
@@ -2656,20 +2377,15 @@ static cufftResult call_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtSetWorkArea(plan, workArea);
-    cubind_result = call_cufftXtSetWorkArea(plan, workArea);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 39), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "workArea", (uintptr_t)workArea);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtSetWorkArea(plan, workArea);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 39, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pworkArea;", (int)cubind_result, (long long)plan, (uintptr_t)workArea);
     return cubind_result;
 }
 
@@ -2709,22 +2425,15 @@ static cufftResult call_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtExecDescriptorC2C(plan, input, output, direction);
-    cubind_result = call_cufftXtExecDescriptorC2C(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 40), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
-        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
-        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtExecDescriptorC2C(plan, input, output, direction);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 40, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pinput;poutput;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
     return cubind_result;
 }
 
@@ -2764,21 +2473,15 @@ static cufftResult call_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtExecDescriptorR2C(plan, input, output);
-    cubind_result = call_cufftXtExecDescriptorR2C(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 41), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
-        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtExecDescriptorR2C(plan, input, output);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 41, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pinput;poutput;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output);
     return cubind_result;
 }
 
@@ -2818,21 +2521,15 @@ static cufftResult call_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtExecDescriptorC2R(plan, input, output);
-    cubind_result = call_cufftXtExecDescriptorC2R(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 42), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
-        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtExecDescriptorC2R(plan, input, output);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 42, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pinput;poutput;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output);
     return cubind_result;
 }
 
@@ -2872,22 +2569,15 @@ static cufftResult call_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
-    cubind_result = call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 43), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
-        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
-        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 43, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pinput;poutput;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
     return cubind_result;
 }
 
@@ -2927,21 +2617,15 @@ static cufftResult call_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtExecDescriptorD2Z(plan, input, output);
-    cubind_result = call_cufftXtExecDescriptorD2Z(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 44), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
-        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtExecDescriptorD2Z(plan, input, output);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 44, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pinput;poutput;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output);
     return cubind_result;
 }
 
@@ -2981,21 +2665,15 @@ static cufftResult call_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtExecDescriptorZ2D(plan, input, output);
-    cubind_result = call_cufftXtExecDescriptorZ2D(plan, input, output);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 45), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
-        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtExecDescriptorZ2D(plan, input, output);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 45, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pinput;poutput;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output);
     return cubind_result;
 }
 
@@ -3035,21 +2713,15 @@ static cufftResult call_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtQueryPlan(plan, queryStruct, queryType);
-    cubind_result = call_cufftXtQueryPlan(plan, queryStruct, queryType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 46), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "queryStruct", (uintptr_t)queryStruct);
-        cubind__trace_enum(&cubind_call, "queryType", trace_enum_5((long long)queryType), (long long)queryType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtQueryPlan(plan, queryStruct, queryType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 46, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pqueryStruct;e5:queryType;", (int)cubind_result, (long long)plan, (uintptr_t)queryStruct, (long long)queryType);
     return cubind_result;
 }
 
@@ -3089,22 +2761,15 @@ static cufftResult call_cufftXtSetCallback(cufftHandle plan, void **callback_rou
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
-    cubind_result = call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 47), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "callback_routine", (uintptr_t)callback_routine);
-        cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
-        cubind__trace_pointer(&cubind_call, "caller_info", (uintptr_t)caller_info);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 47, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pcallback_routine;e6:cbType;pcaller_info;", (int)cubind_result, (long long)plan, (uintptr_t)callback_routine, (long long)cbType, (uintptr_t)caller_info);
     return cubind_result;
 }
 
@@ -3144,20 +2809,15 @@ static cufftResult call_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackTy
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtClearCallback(plan, cbType);
-    cubind_result = call_cufftXtClearCallback(plan, cbType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 48), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtClearCallback(plan, cbType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 48, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;e6:cbType;", (int)cubind_result, (long long)plan, (long long)cbType);
     return cubind_result;
 }
 
@@ -3197,21 +2857,15 @@ static cufftResult call_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCa
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
-    cubind_result = call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 49), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_enum(&cubind_call, "cbType", trace_enum_6((long long)cbType), (long long)cbType);
-        cubind__trace_unsigned(&cubind_call, "sharedSize", (unsigned long long)sharedSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 49, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;e6:cbType;usharedSize;", (int)cubind_result, (long long)plan, (long long)cbType, (unsigned long long)sharedSize);
     return cubind_result;
 }
 
@@ -3251,24 +2905,15 @@ static cufftResult call_cufftXtSetJITCallback(cufftHandle plan, const char *lto_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-    cubind_result = call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 50), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "lto_callback_symbol_name", (uintptr_t)lto_callback_symbol_name);
-        cubind__trace_pointer(&cubind_call, "lto_callback_fatbin", (uintptr_t)lto_callback_fatbin);
-        cubind__trace_unsigned(&cubind_call, "lto_callback_fatbin_size", (unsigned long long)lto_callback_fatbin_size);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_6((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "caller_info", (uintptr_t)caller_info);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 50, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;plto_callback_symbol_name;plto_callback_fatbin;ulto_callback_fatbin_size;e6:type;pcaller_info;", (int)cubind_result, (long long)plan, (uintptr_t)lto_callback_symbol_name, (uintptr_t)lto_callback_fatbin, (unsigned long long)lto_callback_fatbin_size, (long long)type, (uintptr_t)caller_info);
     return cubind_result;
 }
 
@@ -3308,32 +2953,15 @@ static cufftResult call_cufftXtMakePlanMany(cufftHandle plan, int rank, long lon
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    cubind_result = call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 51), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
-        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
-        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
-        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
-        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
-        cubind__trace_enum(&cubind_call, "inputtype", trace_enum_7((long long)inputtype), (long long)inputtype);
-        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
-        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
-        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
-        cubind__trace_enum(&cubind_call, "outputtype", trace_enum_7((long long)outputtype), (long long)outputtype);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_enum(&cubind_call, "executiontype", trace_enum_7((long long)executiontype), (long long)executiontype);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 51, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;irank;pn;pinembed;iistride;iidist;e7:inputtype;ponembed;iostride;iodist;e7:outputtype;ibatch;pworkSize;e7:executiontype;", (int)cubind_result, (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (long long)inputtype, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)outputtype, (long long)batch, (uintptr_t)workSize, (long long)executiontype);
     return cubind_result;
 }
 
@@ -3373,32 +3001,15 @@ static cufftResult call_cufftXtGetSizeMany(cufftHandle plan, int rank, long long
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    cubind_result = call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 52), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
-        cubind__trace_pointer(&cubind_call, "n", (uintptr_t)n);
-        cubind__trace_pointer(&cubind_call, "inembed", (uintptr_t)inembed);
-        cubind__trace_signed(&cubind_call, "istride", (long long)istride);
-        cubind__trace_signed(&cubind_call, "idist", (long long)idist);
-        cubind__trace_enum(&cubind_call, "inputtype", trace_enum_7((long long)inputtype), (long long)inputtype);
-        cubind__trace_pointer(&cubind_call, "onembed", (uintptr_t)onembed);
-        cubind__trace_signed(&cubind_call, "ostride", (long long)ostride);
-        cubind__trace_signed(&cubind_call, "odist", (long long)odist);
-        cubind__trace_enum(&cubind_call, "outputtype", trace_enum_7((long long)outputtype), (long long)outputtype);
-        cubind__trace_signed(&cubind_call, "batch", (long long)batch);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_enum(&cubind_call, "executiontype", trace_enum_7((long long)executiontype), (long long)executiontype);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 52, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;irank;pn;pinembed;iistride;iidist;e7:inputtype;ponembed;iostride;iodist;e7:outputtype;ibatch;pworkSize;e7:executiontype;", (int)cubind_result, (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (long long)inputtype, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)outputtype, (long long)batch, (uintptr_t)workSize, (long long)executiontype);
     return cubind_result;
 }
 
@@ -3438,22 +3049,15 @@ static cufftResult call_cufftXtExec(cufftHandle plan, void *input, void *output,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtExec(plan, input, output, direction);
-    cubind_result = call_cufftXtExec(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 53), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
-        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
-        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtExec(plan, input, output, direction);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 53, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pinput;poutput;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
     return cubind_result;
 }
 
@@ -3493,22 +3097,15 @@ static cufftResult call_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *i
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtExecDescriptor(plan, input, output, direction);
-    cubind_result = call_cufftXtExecDescriptor(plan, input, output, direction);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 54), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
-        cubind__trace_pointer(&cubind_call, "output", (uintptr_t)output);
-        cubind__trace_signed(&cubind_call, "direction", (long long)direction);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtExecDescriptor(plan, input, output, direction);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 54, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;pinput;poutput;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
     return cubind_result;
 }
 
@@ -3548,21 +3145,15 @@ static cufftResult call_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cufftResult traced_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
     cubind__trace_call cubind_call;
-    cufftResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT))
-        return call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
-    cubind_result = call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cufft_symbols.table, 55), cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "plan", (long long)plan);
-        cubind__trace_enum(&cubind_call, "policy", trace_enum_8((long long)policy), (long long)policy);
-        cubind__trace_pointer(&cubind_call, "workSize", (uintptr_t)workSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
+    cufftResult cubind_result = call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 55, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
+                          "s;iplan;e8:policy;pworkSize;", (int)cubind_result, (long long)plan, (long long)policy, (uintptr_t)workSize);
     return cubind_result;
 }
 

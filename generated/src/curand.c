@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "trace.h"
+#include "trace_log.h"
 
 #define SYMBOL_COUNT 29
 
@@ -271,6 +272,19 @@ static const char *trace_enum_4(long long value)
     }
 }
 
+/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
+static const char *trace_enum(unsigned which, long long value)
+{
+    switch (which) {
+    case 0: return trace_enum_0(value);
+    case 1: return trace_enum_1(value);
+    case 2: return trace_enum_2(value);
+    case 3: return trace_enum_3(value);
+    case 4: return trace_enum_4(value);
+    default: return NULL;
+    }
+}
+
 typedef curandStatus_t (*cubind__curandCreateGenerator_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
 static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type);
 
@@ -288,20 +302,15 @@ static curandStatus_t call_curandCreateGenerator(curandGenerator_t *generator, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandCreateGenerator(generator, rng_type);
-    cubind_result = call_curandCreateGenerator(generator, rng_type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 0), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_enum(&cubind_call, "rng_type", trace_enum_0((long long)rng_type), (long long)rng_type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandCreateGenerator(generator, rng_type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 0, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;e0:rng_type;", (int)cubind_result, (uintptr_t)generator, (long long)rng_type);
     return cubind_result;
 }
 
@@ -341,20 +350,15 @@ static curandStatus_t call_curandCreateGeneratorHost(curandGenerator_t *generato
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandCreateGeneratorHost(generator, rng_type);
-    cubind_result = call_curandCreateGeneratorHost(generator, rng_type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 1), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_enum(&cubind_call, "rng_type", trace_enum_0((long long)rng_type), (long long)rng_type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandCreateGeneratorHost(generator, rng_type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 1, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;e0:rng_type;", (int)cubind_result, (uintptr_t)generator, (long long)rng_type);
     return cubind_result;
 }
 
@@ -394,19 +398,15 @@ static curandStatus_t call_curandDestroyGenerator(curandGenerator_t generator)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandDestroyGenerator(curandGenerator_t generator)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandDestroyGenerator(generator);
-    cubind_result = call_curandDestroyGenerator(generator);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 2), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandDestroyGenerator(generator);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 2, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;", (int)cubind_result, (uintptr_t)generator);
     return cubind_result;
 }
 
@@ -446,19 +446,15 @@ static curandStatus_t call_curandGetVersion(int *version)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGetVersion(int *version)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGetVersion(version);
-    cubind_result = call_curandGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 3), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGetVersion(version);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 3, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pversion;", (int)cubind_result, (uintptr_t)version);
     return cubind_result;
 }
 
@@ -498,20 +494,15 @@ static curandStatus_t call_curandGetProperty(libraryPropertyType type, int *valu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGetProperty(libraryPropertyType type, int *value)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGetProperty(type, value);
-    cubind_result = call_curandGetProperty(type, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 4), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "type", trace_enum_1((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGetProperty(type, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 4, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;e1:type;pvalue;", (int)cubind_result, (long long)type, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -551,20 +542,15 @@ static curandStatus_t call_curandSetStream(curandGenerator_t generator, cudaStre
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandSetStream(generator, stream);
-    cubind_result = call_curandSetStream(generator, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 5), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandSetStream(generator, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 5, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;pstream;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -604,20 +590,15 @@ static curandStatus_t call_curandSetPseudoRandomGeneratorSeed(curandGenerator_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandSetPseudoRandomGeneratorSeed(generator, seed);
-    cubind_result = call_curandSetPseudoRandomGeneratorSeed(generator, seed);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 6), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_unsigned(&cubind_call, "seed", (unsigned long long)seed);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandSetPseudoRandomGeneratorSeed(generator, seed);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 6, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;useed;", (int)cubind_result, (uintptr_t)generator, (unsigned long long)seed);
     return cubind_result;
 }
 
@@ -657,20 +638,15 @@ static curandStatus_t call_curandSetGeneratorOffset(curandGenerator_t generator,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandSetGeneratorOffset(generator, offset);
-    cubind_result = call_curandSetGeneratorOffset(generator, offset);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 7), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandSetGeneratorOffset(generator, offset);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 7, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;uoffset;", (int)cubind_result, (uintptr_t)generator, (unsigned long long)offset);
     return cubind_result;
 }
 
@@ -710,20 +686,15 @@ static curandStatus_t call_curandSetGeneratorOrdering(curandGenerator_t generato
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandSetGeneratorOrdering(generator, order);
-    cubind_result = call_curandSetGeneratorOrdering(generator, order);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 8), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_enum(&cubind_call, "order", trace_enum_2((long long)order), (long long)order);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandSetGeneratorOrdering(generator, order);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 8, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;e2:order;", (int)cubind_result, (uintptr_t)generator, (long long)order);
     return cubind_result;
 }
 
@@ -763,20 +734,15 @@ static curandStatus_t call_curandSetQuasiRandomGeneratorDimensions(curandGenerat
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
-    cubind_result = call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 9), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_unsigned(&cubind_call, "num_dimensions", (unsigned long long)num_dimensions);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 9, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;unum_dimensions;", (int)cubind_result, (uintptr_t)generator, (unsigned long long)num_dimensions);
     return cubind_result;
 }
 
@@ -816,21 +782,15 @@ static curandStatus_t call_curandGenerate(curandGenerator_t generator, unsigned 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGenerate(generator, outputPtr, num);
-    cubind_result = call_curandGenerate(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 10), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGenerate(generator, outputPtr, num);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 10, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;unum;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
     return cubind_result;
 }
 
@@ -870,21 +830,15 @@ static curandStatus_t call_curandGenerateLongLong(curandGenerator_t generator, u
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGenerateLongLong(generator, outputPtr, num);
-    cubind_result = call_curandGenerateLongLong(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 11), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGenerateLongLong(generator, outputPtr, num);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 11, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;unum;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
     return cubind_result;
 }
 
@@ -924,21 +878,15 @@ static curandStatus_t call_curandGenerateUniform(curandGenerator_t generator, fl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGenerateUniform(generator, outputPtr, num);
-    cubind_result = call_curandGenerateUniform(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 12), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGenerateUniform(generator, outputPtr, num);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 12, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;unum;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
     return cubind_result;
 }
 
@@ -978,21 +926,15 @@ static curandStatus_t call_curandGenerateUniformDouble(curandGenerator_t generat
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGenerateUniformDouble(generator, outputPtr, num);
-    cubind_result = call_curandGenerateUniformDouble(generator, outputPtr, num);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 13), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGenerateUniformDouble(generator, outputPtr, num);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 13, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;unum;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
     return cubind_result;
 }
 
@@ -1032,23 +974,15 @@ static curandStatus_t call_curandGenerateNormal(curandGenerator_t generator, flo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
-    cubind_result = call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 14), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
-        cubind__trace_floating(&cubind_call, "mean", (double)mean);
-        cubind__trace_floating(&cubind_call, "stddev", (double)stddev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 14, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;un;fmean;fstddev;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
     return cubind_result;
 }
 
@@ -1088,23 +1022,15 @@ static curandStatus_t call_curandGenerateNormalDouble(curandGenerator_t generato
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
-    cubind_result = call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 15), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
-        cubind__trace_floating(&cubind_call, "mean", (double)mean);
-        cubind__trace_floating(&cubind_call, "stddev", (double)stddev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 15, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;un;fmean;fstddev;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
     return cubind_result;
 }
 
@@ -1144,23 +1070,15 @@ static curandStatus_t call_curandGenerateLogNormal(curandGenerator_t generator, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
-    cubind_result = call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 16), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
-        cubind__trace_floating(&cubind_call, "mean", (double)mean);
-        cubind__trace_floating(&cubind_call, "stddev", (double)stddev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 16, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;un;fmean;fstddev;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
     return cubind_result;
 }
 
@@ -1200,23 +1118,15 @@ static curandStatus_t call_curandGenerateLogNormalDouble(curandGenerator_t gener
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
-    cubind_result = call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 17), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
-        cubind__trace_floating(&cubind_call, "mean", (double)mean);
-        cubind__trace_floating(&cubind_call, "stddev", (double)stddev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 17, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;un;fmean;fstddev;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
     return cubind_result;
 }
 
@@ -1256,20 +1166,15 @@ static curandStatus_t call_curandCreatePoissonDistribution(double lambda, curand
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandCreatePoissonDistribution(lambda, discrete_distribution);
-    cubind_result = call_curandCreatePoissonDistribution(lambda, discrete_distribution);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 18), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_floating(&cubind_call, "lambda", (double)lambda);
-        cubind__trace_pointer(&cubind_call, "discrete_distribution", (uintptr_t)discrete_distribution);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandCreatePoissonDistribution(lambda, discrete_distribution);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 18, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;flambda;pdiscrete_distribution;", (int)cubind_result, (double)lambda, (uintptr_t)discrete_distribution);
     return cubind_result;
 }
 
@@ -1309,19 +1214,15 @@ static curandStatus_t call_curandDestroyDistribution(curandDiscreteDistribution_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandDestroyDistribution(discrete_distribution);
-    cubind_result = call_curandDestroyDistribution(discrete_distribution);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 19), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "discrete_distribution", (uintptr_t)discrete_distribution);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandDestroyDistribution(discrete_distribution);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 19, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pdiscrete_distribution;", (int)cubind_result, (uintptr_t)discrete_distribution);
     return cubind_result;
 }
 
@@ -1361,22 +1262,15 @@ static curandStatus_t call_curandGeneratePoisson(curandGenerator_t generator, un
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGeneratePoisson(generator, outputPtr, n, lambda);
-    cubind_result = call_curandGeneratePoisson(generator, outputPtr, n, lambda);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 20), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
-        cubind__trace_floating(&cubind_call, "lambda", (double)lambda);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGeneratePoisson(generator, outputPtr, n, lambda);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 20, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;un;flambda;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)lambda);
     return cubind_result;
 }
 
@@ -1416,23 +1310,15 @@ static curandStatus_t call_curandGeneratePoissonMethod(curandGenerator_t generat
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
-    cubind_result = call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 21), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
-        cubind__trace_floating(&cubind_call, "lambda", (double)lambda);
-        cubind__trace_enum(&cubind_call, "method", trace_enum_3((long long)method), (long long)method);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 21, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;un;flambda;e3:method;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)lambda, (long long)method);
     return cubind_result;
 }
 
@@ -1472,23 +1358,15 @@ static curandStatus_t call_curandGenerateBinomial(curandGenerator_t generator, u
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGenerateBinomial(generator, outputPtr, num, n, p);
-    cubind_result = call_curandGenerateBinomial(generator, outputPtr, num, n, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 22), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
-        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
-        cubind__trace_floating(&cubind_call, "p", (double)p);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGenerateBinomial(generator, outputPtr, num, n, p);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 22, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;unum;un;fp;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num, (unsigned long long)n, (double)p);
     return cubind_result;
 }
 
@@ -1528,24 +1406,15 @@ static curandStatus_t call_curandGenerateBinomialMethod(curandGenerator_t genera
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
-    cubind_result = call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 23), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_pointer(&cubind_call, "outputPtr", (uintptr_t)outputPtr);
-        cubind__trace_unsigned(&cubind_call, "num", (unsigned long long)num);
-        cubind__trace_unsigned(&cubind_call, "n", (unsigned long long)n);
-        cubind__trace_floating(&cubind_call, "p", (double)p);
-        cubind__trace_enum(&cubind_call, "method", trace_enum_3((long long)method), (long long)method);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 23, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;poutputPtr;unum;un;fp;e3:method;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num, (unsigned long long)n, (double)p, (long long)method);
     return cubind_result;
 }
 
@@ -1585,19 +1454,15 @@ static curandStatus_t call_curandGenerateSeeds(curandGenerator_t generator)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGenerateSeeds(curandGenerator_t generator)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGenerateSeeds(generator);
-    cubind_result = call_curandGenerateSeeds(generator);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 24), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "generator", (uintptr_t)generator);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGenerateSeeds(generator);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 24, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pgenerator;", (int)cubind_result, (uintptr_t)generator);
     return cubind_result;
 }
 
@@ -1637,20 +1502,15 @@ static curandStatus_t call_curandGetDirectionVectors32(curandDirectionVectors32_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGetDirectionVectors32(vectors, set);
-    cubind_result = call_curandGetDirectionVectors32(vectors, set);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 25), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "vectors", (uintptr_t)vectors);
-        cubind__trace_enum(&cubind_call, "set", trace_enum_4((long long)set), (long long)set);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGetDirectionVectors32(vectors, set);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 25, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pvectors;e4:set;", (int)cubind_result, (uintptr_t)vectors, (long long)set);
     return cubind_result;
 }
 
@@ -1690,19 +1550,15 @@ static curandStatus_t call_curandGetScrambleConstants32(unsigned int **constants
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants32(unsigned int **constants)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGetScrambleConstants32(constants);
-    cubind_result = call_curandGetScrambleConstants32(constants);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 26), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "constants", (uintptr_t)constants);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGetScrambleConstants32(constants);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 26, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pconstants;", (int)cubind_result, (uintptr_t)constants);
     return cubind_result;
 }
 
@@ -1742,20 +1598,15 @@ static curandStatus_t call_curandGetDirectionVectors64(curandDirectionVectors64_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGetDirectionVectors64(vectors, set);
-    cubind_result = call_curandGetDirectionVectors64(vectors, set);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 27), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "vectors", (uintptr_t)vectors);
-        cubind__trace_enum(&cubind_call, "set", trace_enum_4((long long)set), (long long)set);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGetDirectionVectors64(vectors, set);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 27, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pvectors;e4:set;", (int)cubind_result, (uintptr_t)vectors, (long long)set);
     return cubind_result;
 }
 
@@ -1795,19 +1646,15 @@ static curandStatus_t call_curandGetScrambleConstants64(unsigned long long **con
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants64(unsigned long long **constants)
 {
     cubind__trace_call cubind_call;
-    curandStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND))
-        return call_curandGetScrambleConstants64(constants);
-    cubind_result = call_curandGetScrambleConstants64(constants);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__curand_symbols.table, 28), cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "constants", (uintptr_t)constants);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
+    curandStatus_t cubind_result = call_curandGetScrambleConstants64(constants);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 28, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
+                          "s;pconstants;", (int)cubind_result, (uintptr_t)constants);
     return cubind_result;
 }
 

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "trace.h"
+#include "trace_log.h"
 
 #define SYMBOL_COUNT 19
 
@@ -227,6 +228,19 @@ static const char *trace_enum_4(long long value)
     }
 }
 
+/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
+static const char *trace_enum(unsigned which, long long value)
+{
+    switch (which) {
+    case 0: return trace_enum_0(value);
+    case 1: return trace_enum_1(value);
+    case 2: return trace_enum_2(value);
+    case 3: return trace_enum_3(value);
+    case 4: return trace_enum_4(value);
+    default: return NULL;
+    }
+}
+
 typedef cusolverStatus_t (*cubind__cusolverMgCreate_fn)(cusolverMgHandle_t *handle);
 static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreate(cusolverMgHandle_t *handle);
 
@@ -244,19 +258,15 @@ static cusolverStatus_t call_cusolverMgCreate(cusolverMgHandle_t *handle)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreate(cusolverMgHandle_t *handle)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgCreate(handle);
-    cubind_result = call_cusolverMgCreate(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 0), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgCreate(handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 0, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
     return cubind_result;
 }
 
@@ -296,19 +306,15 @@ static cusolverStatus_t call_cusolverMgDestroy(cusolverMgHandle_t handle)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroy(cusolverMgHandle_t handle)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgDestroy(handle);
-    cubind_result = call_cusolverMgDestroy(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 1), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgDestroy(handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 1, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
     return cubind_result;
 }
 
@@ -348,21 +354,15 @@ static cusolverStatus_t call_cusolverMgDeviceSelect(cusolverMgHandle_t handle, i
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
-    cubind_result = call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 2), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_signed(&cubind_call, "nbDevices", (long long)nbDevices);
-        cubind__trace_pointer(&cubind_call, "deviceId", (uintptr_t)deviceId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 2, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;inbDevices;pdeviceId;", (int)cubind_result, (uintptr_t)handle, (long long)nbDevices, (uintptr_t)deviceId);
     return cubind_result;
 }
 
@@ -402,23 +402,15 @@ static cusolverStatus_t call_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, i
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
-    cubind_result = call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 3), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
-        cubind__trace_signed(&cubind_call, "numRowDevices", (long long)numRowDevices);
-        cubind__trace_signed(&cubind_call, "numColDevices", (long long)numColDevices);
-        cubind__trace_pointer(&cubind_call, "deviceId", (uintptr_t)deviceId);
-        cubind__trace_enum(&cubind_call, "mapping", trace_enum_0((long long)mapping), (long long)mapping);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 3, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;pgrid;inumRowDevices;inumColDevices;pdeviceId;e0:mapping;", (int)cubind_result, (uintptr_t)grid, (long long)numRowDevices, (long long)numColDevices, (uintptr_t)deviceId, (long long)mapping);
     return cubind_result;
 }
 
@@ -458,19 +450,15 @@ static cusolverStatus_t call_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgDestroyGrid(grid);
-    cubind_result = call_cusolverMgDestroyGrid(grid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 4), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgDestroyGrid(grid);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 4, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;pgrid;", (int)cubind_result, (uintptr_t)grid);
     return cubind_result;
 }
 
@@ -510,25 +498,15 @@ static cusolverStatus_t call_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *d
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
-    cubind_result = call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 5), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
-        cubind__trace_signed(&cubind_call, "numRows", (long long)numRows);
-        cubind__trace_signed(&cubind_call, "numCols", (long long)numCols);
-        cubind__trace_signed(&cubind_call, "rowBlockSize", (long long)rowBlockSize);
-        cubind__trace_signed(&cubind_call, "colBlockSize", (long long)colBlockSize);
-        cubind__trace_enum(&cubind_call, "dataType", trace_enum_1((long long)dataType), (long long)dataType);
-        cubind__trace_pointer(&cubind_call, "grid", (uintptr_t)grid);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 5, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;pdesc;inumRows;inumCols;irowBlockSize;icolBlockSize;e1:dataType;pgrid;", (int)cubind_result, (uintptr_t)desc, (long long)numRows, (long long)numCols, (long long)rowBlockSize, (long long)colBlockSize, (long long)dataType, (uintptr_t)grid);
     return cubind_result;
 }
 
@@ -568,19 +546,15 @@ static cusolverStatus_t call_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t d
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgDestroyMatrixDesc(desc);
-    cubind_result = call_cusolverMgDestroyMatrixDesc(desc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 6), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgDestroyMatrixDesc(desc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 6, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;pdesc;", (int)cubind_result, (uintptr_t)desc);
     return cubind_result;
 }
 
@@ -620,30 +594,15 @@ static cusolverStatus_t call_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
-    cubind_result = call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 7), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "jobz", trace_enum_2((long long)jobz), (long long)jobz);
-        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
-        cubind__trace_signed(&cubind_call, "N", (long long)N);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_pointer(&cubind_call, "W", (uintptr_t)W);
-        cubind__trace_enum(&cubind_call, "dataTypeW", trace_enum_1((long long)dataTypeW), (long long)dataTypeW);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 7, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)jobz, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)W, (long long)dataTypeW, (long long)computeType, (uintptr_t)lwork);
     return cubind_result;
 }
 
@@ -683,32 +642,15 @@ static cusolverStatus_t call_cusolverMgSyevd(cusolverMgHandle_t handle, cusolver
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
-    cubind_result = call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 8), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "jobz", trace_enum_2((long long)jobz), (long long)jobz);
-        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
-        cubind__trace_signed(&cubind_call, "N", (long long)N);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_pointer(&cubind_call, "W", (uintptr_t)W);
-        cubind__trace_enum(&cubind_call, "dataTypeW", trace_enum_1((long long)dataTypeW), (long long)dataTypeW);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
-        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
-        cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 8, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;parray_d_work;ilwork;pinfo;", (int)cubind_result, (uintptr_t)handle, (long long)jobz, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)W, (long long)dataTypeW, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
     return cubind_result;
 }
 
@@ -748,28 +690,15 @@ static cusolverStatus_t call_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
-    cubind_result = call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 9), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_signed(&cubind_call, "M", (long long)M);
-        cubind__trace_signed(&cubind_call, "N", (long long)N);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_pointer(&cubind_call, "array_d_IPIV", (uintptr_t)array_d_IPIV);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 9, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)M, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (long long)computeType, (uintptr_t)lwork);
     return cubind_result;
 }
 
@@ -809,30 +738,15 @@ static cusolverStatus_t call_cusolverMgGetrf(cusolverMgHandle_t handle, int M, i
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
-    cubind_result = call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 10), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_signed(&cubind_call, "M", (long long)M);
-        cubind__trace_signed(&cubind_call, "N", (long long)N);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_pointer(&cubind_call, "array_d_IPIV", (uintptr_t)array_d_IPIV);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
-        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
-        cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 10, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;parray_d_work;ilwork;pinfo;", (int)cubind_result, (uintptr_t)handle, (long long)M, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
     return cubind_result;
 }
 
@@ -872,33 +786,15 @@ static cusolverStatus_t call_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
-    cubind_result = call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 11), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "TRANS", trace_enum_4((long long)TRANS), (long long)TRANS);
-        cubind__trace_signed(&cubind_call, "N", (long long)N);
-        cubind__trace_signed(&cubind_call, "NRHS", (long long)NRHS);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_pointer(&cubind_call, "array_d_IPIV", (uintptr_t)array_d_IPIV);
-        cubind__trace_pointer(&cubind_call, "array_d_B", (uintptr_t)array_d_B);
-        cubind__trace_signed(&cubind_call, "IB", (long long)IB);
-        cubind__trace_signed(&cubind_call, "JB", (long long)JB);
-        cubind__trace_pointer(&cubind_call, "descrB", (uintptr_t)descrB);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 11, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)TRANS, (long long)N, (long long)NRHS, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)lwork);
     return cubind_result;
 }
 
@@ -938,35 +834,15 @@ static cusolverStatus_t call_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOp
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
-    cubind_result = call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 12), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "TRANS", trace_enum_4((long long)TRANS), (long long)TRANS);
-        cubind__trace_signed(&cubind_call, "N", (long long)N);
-        cubind__trace_signed(&cubind_call, "NRHS", (long long)NRHS);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_pointer(&cubind_call, "array_d_IPIV", (uintptr_t)array_d_IPIV);
-        cubind__trace_pointer(&cubind_call, "array_d_B", (uintptr_t)array_d_B);
-        cubind__trace_signed(&cubind_call, "IB", (long long)IB);
-        cubind__trace_signed(&cubind_call, "JB", (long long)JB);
-        cubind__trace_pointer(&cubind_call, "descrB", (uintptr_t)descrB);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
-        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
-        cubind__trace_pointer(&cubind_call, "info", (uintptr_t)info);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 12, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;pinfo;", (int)cubind_result, (uintptr_t)handle, (long long)TRANS, (long long)N, (long long)NRHS, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
     return cubind_result;
 }
 
@@ -1006,27 +882,15 @@ static cusolverStatus_t call_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    cubind_result = call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 13), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
-        cubind__trace_signed(&cubind_call, "N", (long long)N);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 13, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)lwork);
     return cubind_result;
 }
 
@@ -1066,29 +930,15 @@ static cusolverStatus_t call_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    cubind_result = call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 14), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
-        cubind__trace_signed(&cubind_call, "N", (long long)N);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
-        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
-        cubind__trace_pointer(&cubind_call, "h_info", (uintptr_t)h_info);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 14, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;parray_d_work;ilwork;ph_info;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
     return cubind_result;
 }
 
@@ -1128,32 +978,15 @@ static cusolverStatus_t call_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
-    cubind_result = call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 15), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
-        cubind__trace_signed(&cubind_call, "n", (long long)n);
-        cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_pointer(&cubind_call, "array_d_B", (uintptr_t)array_d_B);
-        cubind__trace_signed(&cubind_call, "IB", (long long)IB);
-        cubind__trace_signed(&cubind_call, "JB", (long long)JB);
-        cubind__trace_pointer(&cubind_call, "descrB", (uintptr_t)descrB);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 15, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)n, (long long)nrhs, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)lwork);
     return cubind_result;
 }
 
@@ -1193,34 +1026,15 @@ static cusolverStatus_t call_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
-    cubind_result = call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 16), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
-        cubind__trace_signed(&cubind_call, "n", (long long)n);
-        cubind__trace_signed(&cubind_call, "nrhs", (long long)nrhs);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_pointer(&cubind_call, "array_d_B", (uintptr_t)array_d_B);
-        cubind__trace_signed(&cubind_call, "IB", (long long)IB);
-        cubind__trace_signed(&cubind_call, "JB", (long long)JB);
-        cubind__trace_pointer(&cubind_call, "descrB", (uintptr_t)descrB);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
-        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
-        cubind__trace_pointer(&cubind_call, "h_info", (uintptr_t)h_info);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 16, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;ph_info;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)n, (long long)nrhs, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
     return cubind_result;
 }
 
@@ -1260,27 +1074,15 @@ static cusolverStatus_t call_cusolverMgPotri_bufferSize(cusolverMgHandle_t handl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    cubind_result = call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 17), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
-        cubind__trace_signed(&cubind_call, "N", (long long)N);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "lwork", (uintptr_t)lwork);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 17, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)lwork);
     return cubind_result;
 }
 
@@ -1320,29 +1122,15 @@ static cusolverStatus_t call_cusolverMgPotri(cusolverMgHandle_t handle, cublasFi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
     cubind__trace_call cubind_call;
-    cusolverStatus_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG))
-        return call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    cubind_result = call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__cusolverMg_symbols.table, 18), cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "uplo", trace_enum_3((long long)uplo), (long long)uplo);
-        cubind__trace_signed(&cubind_call, "N", (long long)N);
-        cubind__trace_pointer(&cubind_call, "array_d_A", (uintptr_t)array_d_A);
-        cubind__trace_signed(&cubind_call, "IA", (long long)IA);
-        cubind__trace_signed(&cubind_call, "JA", (long long)JA);
-        cubind__trace_pointer(&cubind_call, "descrA", (uintptr_t)descrA);
-        cubind__trace_enum(&cubind_call, "computeType", trace_enum_1((long long)computeType), (long long)computeType);
-        cubind__trace_pointer(&cubind_call, "array_d_work", (uintptr_t)array_d_work);
-        cubind__trace_signed(&cubind_call, "lwork", (long long)lwork);
-        cubind__trace_pointer(&cubind_call, "h_info", (uintptr_t)h_info);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
+    cusolverStatus_t cubind_result = call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 18, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
+                          "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;parray_d_work;ilwork;ph_info;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
     return cubind_result;
 }
 

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "trace.h"
+#include "trace_log.h"
 
 #define SYMBOL_COUNT 449
 
@@ -3215,6 +3216,48 @@ static const char *trace_enum_33(long long value)
     }
 }
 
+/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
+static const char *trace_enum(unsigned which, long long value)
+{
+    switch (which) {
+    case 0: return trace_enum_0(value);
+    case 1: return trace_enum_1(value);
+    case 2: return trace_enum_2(value);
+    case 3: return trace_enum_3(value);
+    case 4: return trace_enum_4(value);
+    case 5: return trace_enum_5(value);
+    case 6: return trace_enum_6(value);
+    case 7: return trace_enum_7(value);
+    case 8: return trace_enum_8(value);
+    case 9: return trace_enum_9(value);
+    case 10: return trace_enum_10(value);
+    case 11: return trace_enum_11(value);
+    case 12: return trace_enum_12(value);
+    case 13: return trace_enum_13(value);
+    case 14: return trace_enum_14(value);
+    case 15: return trace_enum_15(value);
+    case 16: return trace_enum_16(value);
+    case 17: return trace_enum_17(value);
+    case 18: return trace_enum_18(value);
+    case 19: return trace_enum_19(value);
+    case 20: return trace_enum_20(value);
+    case 21: return trace_enum_21(value);
+    case 22: return trace_enum_22(value);
+    case 23: return trace_enum_23(value);
+    case 24: return trace_enum_24(value);
+    case 25: return trace_enum_25(value);
+    case 26: return trace_enum_26(value);
+    case 27: return trace_enum_27(value);
+    case 28: return trace_enum_28(value);
+    case 29: return trace_enum_29(value);
+    case 30: return trace_enum_30(value);
+    case 31: return trace_enum_31(value);
+    case 32: return trace_enum_32(value);
+    case 33: return trace_enum_33(value);
+    default: return NULL;
+    }
+}
+
 typedef CUresult (*cubind__cuGetErrorString_fn)(CUresult error, const char **pStr);
 static CUBIND_COLD CUresult slow_cuGetErrorString(CUresult error, const char **pStr);
 
@@ -3232,20 +3275,15 @@ static CUresult call_cuGetErrorString(CUresult error, const char **pStr)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGetErrorString(CUresult error, const char **pStr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGetErrorString(error, pStr);
-    cubind_result = call_cuGetErrorString(error, pStr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 0), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "error", trace_enum_0((long long)error), (long long)error);
-        cubind__trace_pointer(&cubind_call, "pStr", (uintptr_t)pStr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGetErrorString(error, pStr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 0, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;e0:error;ppStr;", (int)cubind_result, (long long)error, (uintptr_t)pStr);
     return cubind_result;
 }
 
@@ -3285,20 +3323,15 @@ static CUresult call_cuGetErrorName(CUresult error, const char **pStr)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGetErrorName(CUresult error, const char **pStr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGetErrorName(error, pStr);
-    cubind_result = call_cuGetErrorName(error, pStr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 1), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "error", trace_enum_0((long long)error), (long long)error);
-        cubind__trace_pointer(&cubind_call, "pStr", (uintptr_t)pStr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGetErrorName(error, pStr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 1, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;e0:error;ppStr;", (int)cubind_result, (long long)error, (uintptr_t)pStr);
     return cubind_result;
 }
 
@@ -3338,19 +3371,15 @@ static CUresult call_cuInit(unsigned int Flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuInit(unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuInit(Flags);
-    cubind_result = call_cuInit(Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 2), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuInit(Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 2, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;uFlags;", (int)cubind_result, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -3390,19 +3419,15 @@ static CUresult call_cuDriverGetVersion(int *driverVersion)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDriverGetVersion(int *driverVersion)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDriverGetVersion(driverVersion);
-    cubind_result = call_cuDriverGetVersion(driverVersion);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 3), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "driverVersion", (uintptr_t)driverVersion);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDriverGetVersion(driverVersion);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 3, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdriverVersion;", (int)cubind_result, (uintptr_t)driverVersion);
     return cubind_result;
 }
 
@@ -3442,20 +3467,15 @@ static CUresult call_cuDeviceGet(CUdevice *device, int ordinal)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGet(CUdevice *device, int ordinal)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGet(device, ordinal);
-    cubind_result = call_cuDeviceGet(device, ordinal);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 4), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
-        cubind__trace_signed(&cubind_call, "ordinal", (long long)ordinal);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGet(device, ordinal);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 4, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdevice;iordinal;", (int)cubind_result, (uintptr_t)device, (long long)ordinal);
     return cubind_result;
 }
 
@@ -3495,19 +3515,15 @@ static CUresult call_cuDeviceGetCount(int *count)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetCount(int *count)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetCount(count);
-    cubind_result = call_cuDeviceGetCount(count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 5), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetCount(count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 5, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pcount;", (int)cubind_result, (uintptr_t)count);
     return cubind_result;
 }
 
@@ -3547,21 +3563,15 @@ static CUresult call_cuDeviceGetName(char *name, int len, CUdevice dev)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetName(char *name, int len, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetName(name, len, dev);
-    cubind_result = call_cuDeviceGetName(name, len, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 6), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_signed(&cubind_call, "len", (long long)len);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetName(name, len, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 6, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pname;ilen;idev;", (int)cubind_result, (uintptr_t)name, (long long)len, (long long)dev);
     return cubind_result;
 }
 
@@ -3601,20 +3611,15 @@ static CUresult call_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetUuid_v2(uuid, dev);
-    cubind_result = call_cuDeviceGetUuid_v2(uuid, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 7), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "uuid", (uintptr_t)uuid);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetUuid_v2(uuid, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 7, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;puuid;idev;", (int)cubind_result, (uintptr_t)uuid, (long long)dev);
     return cubind_result;
 }
 
@@ -3654,21 +3659,15 @@ static CUresult call_cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, C
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
-    cubind_result = call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 8), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "luid", (uintptr_t)luid);
-        cubind__trace_pointer(&cubind_call, "deviceNodeMask", (uintptr_t)deviceNodeMask);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 8, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pluid;pdeviceNodeMask;idev;", (int)cubind_result, (uintptr_t)luid, (uintptr_t)deviceNodeMask, (long long)dev);
     return cubind_result;
 }
 
@@ -3708,20 +3707,15 @@ static CUresult call_cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceTotalMem_v2(bytes, dev);
-    cubind_result = call_cuDeviceTotalMem_v2(bytes, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 9), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceTotalMem_v2(bytes, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 9, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pbytes;idev;", (int)cubind_result, (uintptr_t)bytes, (long long)dev);
     return cubind_result;
 }
 
@@ -3761,22 +3755,15 @@ static CUresult call_cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElemen
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
-    cubind_result = call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 10), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "maxWidthInElements", (uintptr_t)maxWidthInElements);
-        cubind__trace_enum(&cubind_call, "format", trace_enum_1((long long)format), (long long)format);
-        cubind__trace_unsigned(&cubind_call, "numChannels", (unsigned long long)numChannels);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 10, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmaxWidthInElements;e1:format;unumChannels;idev;", (int)cubind_result, (uintptr_t)maxWidthInElements, (long long)format, (unsigned long long)numChannels, (long long)dev);
     return cubind_result;
 }
 
@@ -3816,21 +3803,15 @@ static CUresult call_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CU
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetAttribute(pi, attrib, dev);
-    cubind_result = call_cuDeviceGetAttribute(pi, attrib, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 11), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
-        cubind__trace_enum(&cubind_call, "attrib", trace_enum_2((long long)attrib), (long long)attrib);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetAttribute(pi, attrib, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 11, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppi;e2:attrib;idev;", (int)cubind_result, (uintptr_t)pi, (long long)attrib, (long long)dev);
     return cubind_result;
 }
 
@@ -3870,22 +3851,15 @@ static CUresult call_cuDeviceGetHostAtomicCapabilities(unsigned int *capabilitie
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
-    cubind_result = call_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 12), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
-        cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 12, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pcapabilities;poperations;ucount;idev;", (int)cubind_result, (uintptr_t)capabilities, (uintptr_t)operations, (unsigned long long)count, (long long)dev);
     return cubind_result;
 }
 
@@ -3925,21 +3899,15 @@ static CUresult call_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUd
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
-    cubind_result = call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 13), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "nvSciSyncAttrList", (uintptr_t)nvSciSyncAttrList);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_signed(&cubind_call, "flags", (long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 13, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pnvSciSyncAttrList;idev;iflags;", (int)cubind_result, (uintptr_t)nvSciSyncAttrList, (long long)dev, (long long)flags);
     return cubind_result;
 }
 
@@ -3979,20 +3947,15 @@ static CUresult call_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceSetMemPool(dev, pool);
-    cubind_result = call_cuDeviceSetMemPool(dev, pool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 14), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceSetMemPool(dev, pool);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 14, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;idev;ppool;", (int)cubind_result, (long long)dev, (uintptr_t)pool);
     return cubind_result;
 }
 
@@ -4032,20 +3995,15 @@ static CUresult call_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetMemPool(pool, dev);
-    cubind_result = call_cuDeviceGetMemPool(pool, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 15), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetMemPool(pool, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 15, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppool;idev;", (int)cubind_result, (uintptr_t)pool, (long long)dev);
     return cubind_result;
 }
 
@@ -4085,20 +4043,15 @@ static CUresult call_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetDefaultMemPool(pool_out, dev);
-    cubind_result = call_cuDeviceGetDefaultMemPool(pool_out, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 16), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetDefaultMemPool(pool_out, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 16, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppool_out;idev;", (int)cubind_result, (uintptr_t)pool_out, (long long)dev);
     return cubind_result;
 }
 
@@ -4138,21 +4091,15 @@ static CUresult call_cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetExecAffinitySupport(pi, type, dev);
-    cubind_result = call_cuDeviceGetExecAffinitySupport(pi, type, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 17), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_3((long long)type), (long long)type);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetExecAffinitySupport(pi, type, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 17, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppi;e3:type;idev;", (int)cubind_result, (uintptr_t)pi, (long long)type, (long long)dev);
     return cubind_result;
 }
 
@@ -4192,20 +4139,15 @@ static CUresult call_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFlushGPUDirectRDMAWrites(target, scope);
-    cubind_result = call_cuFlushGPUDirectRDMAWrites(target, scope);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 18), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "target", trace_enum_4((long long)target), (long long)target);
-        cubind__trace_enum(&cubind_call, "scope", trace_enum_5((long long)scope), (long long)scope);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFlushGPUDirectRDMAWrites(target, scope);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 18, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;e4:target;e5:scope;", (int)cubind_result, (long long)target, (long long)scope);
     return cubind_result;
 }
 
@@ -4245,20 +4187,15 @@ static CUresult call_cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetProperties(prop, dev);
-    cubind_result = call_cuDeviceGetProperties(prop, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 19), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetProperties(prop, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 19, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pprop;idev;", (int)cubind_result, (uintptr_t)prop, (long long)dev);
     return cubind_result;
 }
 
@@ -4298,21 +4235,15 @@ static CUresult call_cuDeviceComputeCapability(int *major, int *minor, CUdevice 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceComputeCapability(major, minor, dev);
-    cubind_result = call_cuDeviceComputeCapability(major, minor, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 20), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
-        cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceComputeCapability(major, minor, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 20, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmajor;pminor;idev;", (int)cubind_result, (uintptr_t)major, (uintptr_t)minor, (long long)dev);
     return cubind_result;
 }
 
@@ -4352,20 +4283,15 @@ static CUresult call_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDevicePrimaryCtxRetain(pctx, dev);
-    cubind_result = call_cuDevicePrimaryCtxRetain(pctx, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 21), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDevicePrimaryCtxRetain(pctx, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 21, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppctx;idev;", (int)cubind_result, (uintptr_t)pctx, (long long)dev);
     return cubind_result;
 }
 
@@ -4405,19 +4331,15 @@ static CUresult call_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDevicePrimaryCtxRelease_v2(dev);
-    cubind_result = call_cuDevicePrimaryCtxRelease_v2(dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 22), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDevicePrimaryCtxRelease_v2(dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 22, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;idev;", (int)cubind_result, (long long)dev);
     return cubind_result;
 }
 
@@ -4457,20 +4379,15 @@ static CUresult call_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int fl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
-    cubind_result = call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 23), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 23, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;idev;uflags;", (int)cubind_result, (long long)dev, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -4510,21 +4427,15 @@ static CUresult call_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flag
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDevicePrimaryCtxGetState(dev, flags, active);
-    cubind_result = call_cuDevicePrimaryCtxGetState(dev, flags, active);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 24), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
-        cubind__trace_pointer(&cubind_call, "active", (uintptr_t)active);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDevicePrimaryCtxGetState(dev, flags, active);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 24, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;idev;pflags;pactive;", (int)cubind_result, (long long)dev, (uintptr_t)flags, (uintptr_t)active);
     return cubind_result;
 }
 
@@ -4564,19 +4475,15 @@ static CUresult call_cuDevicePrimaryCtxReset_v2(CUdevice dev)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDevicePrimaryCtxReset_v2(dev);
-    cubind_result = call_cuDevicePrimaryCtxReset_v2(dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 25), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDevicePrimaryCtxReset_v2(dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 25, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;idev;", (int)cubind_result, (long long)dev);
     return cubind_result;
 }
 
@@ -4616,22 +4523,15 @@ static CUresult call_cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreat
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
-    cubind_result = call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 26), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
-        cubind__trace_pointer(&cubind_call, "ctxCreateParams", (uintptr_t)ctxCreateParams);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 26, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppctx;pctxCreateParams;uflags;idev;", (int)cubind_result, (uintptr_t)pctx, (uintptr_t)ctxCreateParams, (unsigned long long)flags, (long long)dev);
     return cubind_result;
 }
 
@@ -4671,19 +4571,15 @@ static CUresult call_cuCtxDestroy_v2(CUcontext ctx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxDestroy_v2(CUcontext ctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxDestroy_v2(ctx);
-    cubind_result = call_cuCtxDestroy_v2(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 27), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxDestroy_v2(ctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 27, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pctx;", (int)cubind_result, (uintptr_t)ctx);
     return cubind_result;
 }
 
@@ -4723,19 +4619,15 @@ static CUresult call_cuCtxPushCurrent_v2(CUcontext ctx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxPushCurrent_v2(CUcontext ctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxPushCurrent_v2(ctx);
-    cubind_result = call_cuCtxPushCurrent_v2(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 28), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxPushCurrent_v2(ctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 28, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pctx;", (int)cubind_result, (uintptr_t)ctx);
     return cubind_result;
 }
 
@@ -4775,19 +4667,15 @@ static CUresult call_cuCtxPopCurrent_v2(CUcontext *pctx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxPopCurrent_v2(CUcontext *pctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxPopCurrent_v2(pctx);
-    cubind_result = call_cuCtxPopCurrent_v2(pctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 29), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxPopCurrent_v2(pctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 29, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppctx;", (int)cubind_result, (uintptr_t)pctx);
     return cubind_result;
 }
 
@@ -4827,19 +4715,15 @@ static CUresult call_cuCtxSetCurrent(CUcontext ctx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxSetCurrent(CUcontext ctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxSetCurrent(ctx);
-    cubind_result = call_cuCtxSetCurrent(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 30), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxSetCurrent(ctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 30, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pctx;", (int)cubind_result, (uintptr_t)ctx);
     return cubind_result;
 }
 
@@ -4879,19 +4763,15 @@ static CUresult call_cuCtxGetCurrent(CUcontext *pctx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetCurrent(CUcontext *pctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetCurrent(pctx);
-    cubind_result = call_cuCtxGetCurrent(pctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 31), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetCurrent(pctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 31, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppctx;", (int)cubind_result, (uintptr_t)pctx);
     return cubind_result;
 }
 
@@ -4931,19 +4811,15 @@ static CUresult call_cuCtxGetDevice(CUdevice *device)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetDevice(CUdevice *device)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetDevice(device);
-    cubind_result = call_cuCtxGetDevice(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 32), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetDevice(device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 32, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdevice;", (int)cubind_result, (uintptr_t)device);
     return cubind_result;
 }
 
@@ -4983,20 +4859,15 @@ static CUresult call_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetDevice_v2(device, ctx);
-    cubind_result = call_cuCtxGetDevice_v2(device, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 33), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetDevice_v2(device, ctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 33, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdevice;pctx;", (int)cubind_result, (uintptr_t)device, (uintptr_t)ctx);
     return cubind_result;
 }
 
@@ -5036,19 +4907,15 @@ static CUresult call_cuCtxGetFlags(unsigned int *flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetFlags(unsigned int *flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetFlags(flags);
-    cubind_result = call_cuCtxGetFlags(flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 34), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetFlags(flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 34, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pflags;", (int)cubind_result, (uintptr_t)flags);
     return cubind_result;
 }
 
@@ -5088,19 +4955,15 @@ static CUresult call_cuCtxSetFlags(unsigned int flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxSetFlags(unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxSetFlags(flags);
-    cubind_result = call_cuCtxSetFlags(flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 35), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxSetFlags(flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 35, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;uflags;", (int)cubind_result, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -5140,20 +5003,15 @@ static CUresult call_cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetId(ctx, ctxId);
-    cubind_result = call_cuCtxGetId(ctx, ctxId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 36), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_pointer(&cubind_call, "ctxId", (uintptr_t)ctxId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetId(ctx, ctxId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 36, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pctx;pctxId;", (int)cubind_result, (uintptr_t)ctx, (uintptr_t)ctxId);
     return cubind_result;
 }
 
@@ -5193,18 +5051,15 @@ static CUresult call_cuCtxSynchronize(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxSynchronize(void)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxSynchronize();
-    cubind_result = call_cuCtxSynchronize();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 37), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxSynchronize();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 37, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -5244,19 +5099,15 @@ static CUresult call_cuCtxSynchronize_v2(CUcontext ctx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxSynchronize_v2(CUcontext ctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxSynchronize_v2(ctx);
-    cubind_result = call_cuCtxSynchronize_v2(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 38), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxSynchronize_v2(ctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 38, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pctx;", (int)cubind_result, (uintptr_t)ctx);
     return cubind_result;
 }
 
@@ -5296,20 +5147,15 @@ static CUresult call_cuCtxSetLimit(CUlimit limit, size_t value)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxSetLimit(CUlimit limit, size_t value)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxSetLimit(limit, value);
-    cubind_result = call_cuCtxSetLimit(limit, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 39), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "limit", trace_enum_6((long long)limit), (long long)limit);
-        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxSetLimit(limit, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 39, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;e6:limit;uvalue;", (int)cubind_result, (long long)limit, (unsigned long long)value);
     return cubind_result;
 }
 
@@ -5349,20 +5195,15 @@ static CUresult call_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetLimit(pvalue, limit);
-    cubind_result = call_cuCtxGetLimit(pvalue, limit);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 40), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pvalue", (uintptr_t)pvalue);
-        cubind__trace_enum(&cubind_call, "limit", trace_enum_6((long long)limit), (long long)limit);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetLimit(pvalue, limit);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 40, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppvalue;e6:limit;", (int)cubind_result, (uintptr_t)pvalue, (long long)limit);
     return cubind_result;
 }
 
@@ -5402,19 +5243,15 @@ static CUresult call_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetCacheConfig(pconfig);
-    cubind_result = call_cuCtxGetCacheConfig(pconfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 41), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pconfig", (uintptr_t)pconfig);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetCacheConfig(pconfig);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 41, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppconfig;", (int)cubind_result, (uintptr_t)pconfig);
     return cubind_result;
 }
 
@@ -5454,19 +5291,15 @@ static CUresult call_cuCtxSetCacheConfig(CUfunc_cache config)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxSetCacheConfig(CUfunc_cache config)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxSetCacheConfig(config);
-    cubind_result = call_cuCtxSetCacheConfig(config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 42), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxSetCacheConfig(config);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 42, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;e7:config;", (int)cubind_result, (long long)config);
     return cubind_result;
 }
 
@@ -5506,20 +5339,15 @@ static CUresult call_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetApiVersion(ctx, version);
-    cubind_result = call_cuCtxGetApiVersion(ctx, version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 43), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetApiVersion(ctx, version);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 43, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pctx;pversion;", (int)cubind_result, (uintptr_t)ctx, (uintptr_t)version);
     return cubind_result;
 }
 
@@ -5559,20 +5387,15 @@ static CUresult call_cuCtxGetStreamPriorityRange(int *leastPriority, int *greate
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
-    cubind_result = call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 44), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "leastPriority", (uintptr_t)leastPriority);
-        cubind__trace_pointer(&cubind_call, "greatestPriority", (uintptr_t)greatestPriority);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 44, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pleastPriority;pgreatestPriority;", (int)cubind_result, (uintptr_t)leastPriority, (uintptr_t)greatestPriority);
     return cubind_result;
 }
 
@@ -5612,18 +5435,15 @@ static CUresult call_cuCtxResetPersistingL2Cache(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxResetPersistingL2Cache(void)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxResetPersistingL2Cache();
-    cubind_result = call_cuCtxResetPersistingL2Cache();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 45), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxResetPersistingL2Cache();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 45, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -5663,20 +5483,15 @@ static CUresult call_cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CU
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetExecAffinity(pExecAffinity, type);
-    cubind_result = call_cuCtxGetExecAffinity(pExecAffinity, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 46), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pExecAffinity", (uintptr_t)pExecAffinity);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_3((long long)type), (long long)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetExecAffinity(pExecAffinity, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 46, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppExecAffinity;e3:type;", (int)cubind_result, (uintptr_t)pExecAffinity, (long long)type);
     return cubind_result;
 }
 
@@ -5716,20 +5531,15 @@ static CUresult call_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxRecordEvent(hCtx, hEvent);
-    cubind_result = call_cuCtxRecordEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 47), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
-        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxRecordEvent(hCtx, hEvent);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 47, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phCtx;phEvent;", (int)cubind_result, (uintptr_t)hCtx, (uintptr_t)hEvent);
     return cubind_result;
 }
 
@@ -5769,20 +5579,15 @@ static CUresult call_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxWaitEvent(hCtx, hEvent);
-    cubind_result = call_cuCtxWaitEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 48), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
-        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxWaitEvent(hCtx, hEvent);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 48, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phCtx;phEvent;", (int)cubind_result, (uintptr_t)hCtx, (uintptr_t)hEvent);
     return cubind_result;
 }
 
@@ -5822,20 +5627,15 @@ static CUresult call_cuCtxAttach(CUcontext *pctx, unsigned int flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxAttach(CUcontext *pctx, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxAttach(pctx, flags);
-    cubind_result = call_cuCtxAttach(pctx, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 49), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxAttach(pctx, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 49, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppctx;uflags;", (int)cubind_result, (uintptr_t)pctx, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -5875,19 +5675,15 @@ static CUresult call_cuCtxDetach(CUcontext ctx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxDetach(CUcontext ctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxDetach(ctx);
-    cubind_result = call_cuCtxDetach(ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 50), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxDetach(ctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 50, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pctx;", (int)cubind_result, (uintptr_t)ctx);
     return cubind_result;
 }
 
@@ -5927,19 +5723,15 @@ static CUresult call_cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetSharedMemConfig(pConfig);
-    cubind_result = call_cuCtxGetSharedMemConfig(pConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 51), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pConfig", (uintptr_t)pConfig);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetSharedMemConfig(pConfig);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 51, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppConfig;", (int)cubind_result, (uintptr_t)pConfig);
     return cubind_result;
 }
 
@@ -5979,19 +5771,15 @@ static CUresult call_cuCtxSetSharedMemConfig(CUsharedconfig config)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxSetSharedMemConfig(CUsharedconfig config)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxSetSharedMemConfig(config);
-    cubind_result = call_cuCtxSetSharedMemConfig(config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 52), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "config", trace_enum_8((long long)config), (long long)config);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxSetSharedMemConfig(config);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 52, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;e8:config;", (int)cubind_result, (long long)config);
     return cubind_result;
 }
 
@@ -6031,20 +5819,15 @@ static CUresult call_cuModuleLoad(CUmodule *module, const char *fname)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleLoad(CUmodule *module, const char *fname)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleLoad(module, fname);
-    cubind_result = call_cuModuleLoad(module, fname);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 53), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
-        cubind__trace_pointer(&cubind_call, "fname", (uintptr_t)fname);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleLoad(module, fname);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 53, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmodule;pfname;", (int)cubind_result, (uintptr_t)module, (uintptr_t)fname);
     return cubind_result;
 }
 
@@ -6084,20 +5867,15 @@ static CUresult call_cuModuleLoadData(CUmodule *module, const void *image)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleLoadData(CUmodule *module, const void *image)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleLoadData(module, image);
-    cubind_result = call_cuModuleLoadData(module, image);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 54), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
-        cubind__trace_pointer(&cubind_call, "image", (uintptr_t)image);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleLoadData(module, image);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 54, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmodule;pimage;", (int)cubind_result, (uintptr_t)module, (uintptr_t)image);
     return cubind_result;
 }
 
@@ -6137,23 +5915,15 @@ static CUresult call_cuModuleLoadDataEx(CUmodule *module, const void *image, uns
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
-    cubind_result = call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 55), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
-        cubind__trace_pointer(&cubind_call, "image", (uintptr_t)image);
-        cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
-        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
-        cubind__trace_pointer(&cubind_call, "optionValues", (uintptr_t)optionValues);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 55, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmodule;pimage;unumOptions;poptions;poptionValues;", (int)cubind_result, (uintptr_t)module, (uintptr_t)image, (unsigned long long)numOptions, (uintptr_t)options, (uintptr_t)optionValues);
     return cubind_result;
 }
 
@@ -6193,20 +5963,15 @@ static CUresult call_cuModuleLoadFatBinary(CUmodule *module, const void *fatCubi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleLoadFatBinary(module, fatCubin);
-    cubind_result = call_cuModuleLoadFatBinary(module, fatCubin);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 56), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "module", (uintptr_t)module);
-        cubind__trace_pointer(&cubind_call, "fatCubin", (uintptr_t)fatCubin);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleLoadFatBinary(module, fatCubin);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 56, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmodule;pfatCubin;", (int)cubind_result, (uintptr_t)module, (uintptr_t)fatCubin);
     return cubind_result;
 }
 
@@ -6246,19 +6011,15 @@ static CUresult call_cuModuleUnload(CUmodule hmod)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleUnload(CUmodule hmod)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleUnload(hmod);
-    cubind_result = call_cuModuleUnload(hmod);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 57), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleUnload(hmod);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 57, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phmod;", (int)cubind_result, (uintptr_t)hmod);
     return cubind_result;
 }
 
@@ -6298,19 +6059,15 @@ static CUresult call_cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleGetLoadingMode(mode);
-    cubind_result = call_cuModuleGetLoadingMode(mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 58), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleGetLoadingMode(mode);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 58, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmode;", (int)cubind_result, (uintptr_t)mode);
     return cubind_result;
 }
 
@@ -6350,21 +6107,15 @@ static CUresult call_cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleGetFunction(hfunc, hmod, name);
-    cubind_result = call_cuModuleGetFunction(hfunc, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 59), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleGetFunction(hfunc, hmod, name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 59, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phfunc;phmod;pname;", (int)cubind_result, (uintptr_t)hfunc, (uintptr_t)hmod, (uintptr_t)name);
     return cubind_result;
 }
 
@@ -6404,20 +6155,15 @@ static CUresult call_cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleGetFunctionCount(count, mod);
-    cubind_result = call_cuModuleGetFunctionCount(count, mod);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 60), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
-        cubind__trace_pointer(&cubind_call, "mod", (uintptr_t)mod);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleGetFunctionCount(count, mod);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 60, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pcount;pmod;", (int)cubind_result, (uintptr_t)count, (uintptr_t)mod);
     return cubind_result;
 }
 
@@ -6457,21 +6203,15 @@ static CUresult call_cuModuleEnumerateFunctions(CUfunction *functions, unsigned 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleEnumerateFunctions(functions, numFunctions, mod);
-    cubind_result = call_cuModuleEnumerateFunctions(functions, numFunctions, mod);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 61), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "functions", (uintptr_t)functions);
-        cubind__trace_unsigned(&cubind_call, "numFunctions", (unsigned long long)numFunctions);
-        cubind__trace_pointer(&cubind_call, "mod", (uintptr_t)mod);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleEnumerateFunctions(functions, numFunctions, mod);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 61, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pfunctions;unumFunctions;pmod;", (int)cubind_result, (uintptr_t)functions, (unsigned long long)numFunctions, (uintptr_t)mod);
     return cubind_result;
 }
 
@@ -6511,22 +6251,15 @@ static CUresult call_cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
-    cubind_result = call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 62), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
-        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
-        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 62, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdptr;pbytes;phmod;pname;", (int)cubind_result, (uintptr_t)dptr, (uintptr_t)bytes, (uintptr_t)hmod, (uintptr_t)name);
     return cubind_result;
 }
 
@@ -6566,22 +6299,15 @@ static CUresult call_cuLinkCreate_v2(unsigned int numOptions, CUjit_option *opti
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
-    cubind_result = call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 63), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
-        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
-        cubind__trace_pointer(&cubind_call, "optionValues", (uintptr_t)optionValues);
-        cubind__trace_pointer(&cubind_call, "stateOut", (uintptr_t)stateOut);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 63, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;unumOptions;poptions;poptionValues;pstateOut;", (int)cubind_result, (unsigned long long)numOptions, (uintptr_t)options, (uintptr_t)optionValues, (uintptr_t)stateOut);
     return cubind_result;
 }
 
@@ -6621,26 +6347,15 @@ static CUresult call_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, vo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
-    cubind_result = call_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 64), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_9((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
-        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
-        cubind__trace_pointer(&cubind_call, "optionValues", (uintptr_t)optionValues);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 64, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pstate;e9:type;pdata;usize;pname;unumOptions;poptions;poptionValues;", (int)cubind_result, (uintptr_t)state, (long long)type, (uintptr_t)data, (unsigned long long)size, (uintptr_t)name, (unsigned long long)numOptions, (uintptr_t)options, (uintptr_t)optionValues);
     return cubind_result;
 }
 
@@ -6680,24 +6395,15 @@ static CUresult call_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, co
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
-    cubind_result = call_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 65), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_9((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "path", (uintptr_t)path);
-        cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
-        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
-        cubind__trace_pointer(&cubind_call, "optionValues", (uintptr_t)optionValues);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 65, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pstate;e9:type;ppath;unumOptions;poptions;poptionValues;", (int)cubind_result, (uintptr_t)state, (long long)type, (uintptr_t)path, (unsigned long long)numOptions, (uintptr_t)options, (uintptr_t)optionValues);
     return cubind_result;
 }
 
@@ -6737,21 +6443,15 @@ static CUresult call_cuLinkComplete(CUlinkState state, void **cubinOut, size_t *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLinkComplete(state, cubinOut, sizeOut);
-    cubind_result = call_cuLinkComplete(state, cubinOut, sizeOut);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 66), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
-        cubind__trace_pointer(&cubind_call, "cubinOut", (uintptr_t)cubinOut);
-        cubind__trace_pointer(&cubind_call, "sizeOut", (uintptr_t)sizeOut);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLinkComplete(state, cubinOut, sizeOut);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 66, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pstate;pcubinOut;psizeOut;", (int)cubind_result, (uintptr_t)state, (uintptr_t)cubinOut, (uintptr_t)sizeOut);
     return cubind_result;
 }
 
@@ -6791,19 +6491,15 @@ static CUresult call_cuLinkDestroy(CUlinkState state)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLinkDestroy(CUlinkState state)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLinkDestroy(state);
-    cubind_result = call_cuLinkDestroy(state);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 67), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLinkDestroy(state);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 67, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pstate;", (int)cubind_result, (uintptr_t)state);
     return cubind_result;
 }
 
@@ -6843,21 +6539,15 @@ static CUresult call_cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleGetTexRef(pTexRef, hmod, name);
-    cubind_result = call_cuModuleGetTexRef(pTexRef, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 68), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pTexRef", (uintptr_t)pTexRef);
-        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleGetTexRef(pTexRef, hmod, name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 68, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppTexRef;phmod;pname;", (int)cubind_result, (uintptr_t)pTexRef, (uintptr_t)hmod, (uintptr_t)name);
     return cubind_result;
 }
 
@@ -6897,21 +6587,15 @@ static CUresult call_cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, cons
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuModuleGetSurfRef(pSurfRef, hmod, name);
-    cubind_result = call_cuModuleGetSurfRef(pSurfRef, hmod, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 69), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pSurfRef", (uintptr_t)pSurfRef);
-        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuModuleGetSurfRef(pSurfRef, hmod, name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 69, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppSurfRef;phmod;pname;", (int)cubind_result, (uintptr_t)pSurfRef, (uintptr_t)hmod, (uintptr_t)name);
     return cubind_result;
 }
 
@@ -6951,26 +6635,15 @@ static CUresult call_cuLibraryLoadData(CUlibrary *library, const void *code, CUj
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    cubind_result = call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 70), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "code", (uintptr_t)code);
-        cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
-        cubind__trace_pointer(&cubind_call, "jitOptionsValues", (uintptr_t)jitOptionsValues);
-        cubind__trace_unsigned(&cubind_call, "numJitOptions", (unsigned long long)numJitOptions);
-        cubind__trace_pointer(&cubind_call, "libraryOptions", (uintptr_t)libraryOptions);
-        cubind__trace_pointer(&cubind_call, "libraryOptionValues", (uintptr_t)libraryOptionValues);
-        cubind__trace_unsigned(&cubind_call, "numLibraryOptions", (unsigned long long)numLibraryOptions);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 70, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;plibrary;pcode;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;", (int)cubind_result, (uintptr_t)library, (uintptr_t)code, (uintptr_t)jitOptions, (uintptr_t)jitOptionsValues, (unsigned long long)numJitOptions, (uintptr_t)libraryOptions, (uintptr_t)libraryOptionValues, (unsigned long long)numLibraryOptions);
     return cubind_result;
 }
 
@@ -7010,26 +6683,15 @@ static CUresult call_cuLibraryLoadFromFile(CUlibrary *library, const char *fileN
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    cubind_result = call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 71), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "fileName", (uintptr_t)fileName);
-        cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
-        cubind__trace_pointer(&cubind_call, "jitOptionsValues", (uintptr_t)jitOptionsValues);
-        cubind__trace_unsigned(&cubind_call, "numJitOptions", (unsigned long long)numJitOptions);
-        cubind__trace_pointer(&cubind_call, "libraryOptions", (uintptr_t)libraryOptions);
-        cubind__trace_pointer(&cubind_call, "libraryOptionValues", (uintptr_t)libraryOptionValues);
-        cubind__trace_unsigned(&cubind_call, "numLibraryOptions", (unsigned long long)numLibraryOptions);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 71, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;plibrary;pfileName;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;", (int)cubind_result, (uintptr_t)library, (uintptr_t)fileName, (uintptr_t)jitOptions, (uintptr_t)jitOptionsValues, (unsigned long long)numJitOptions, (uintptr_t)libraryOptions, (uintptr_t)libraryOptionValues, (unsigned long long)numLibraryOptions);
     return cubind_result;
 }
 
@@ -7069,19 +6731,15 @@ static CUresult call_cuLibraryUnload(CUlibrary library)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLibraryUnload(CUlibrary library)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLibraryUnload(library);
-    cubind_result = call_cuLibraryUnload(library);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 72), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLibraryUnload(library);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 72, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;plibrary;", (int)cubind_result, (uintptr_t)library);
     return cubind_result;
 }
 
@@ -7121,21 +6779,15 @@ static CUresult call_cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, co
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLibraryGetKernel(pKernel, library, name);
-    cubind_result = call_cuLibraryGetKernel(pKernel, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 73), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pKernel", (uintptr_t)pKernel);
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLibraryGetKernel(pKernel, library, name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 73, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppKernel;plibrary;pname;", (int)cubind_result, (uintptr_t)pKernel, (uintptr_t)library, (uintptr_t)name);
     return cubind_result;
 }
 
@@ -7175,20 +6827,15 @@ static CUresult call_cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLibraryGetKernelCount(count, lib);
-    cubind_result = call_cuLibraryGetKernelCount(count, lib);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 74), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
-        cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLibraryGetKernelCount(count, lib);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 74, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pcount;plib;", (int)cubind_result, (uintptr_t)count, (uintptr_t)lib);
     return cubind_result;
 }
 
@@ -7228,21 +6875,15 @@ static CUresult call_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
-    cubind_result = call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 75), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "kernels", (uintptr_t)kernels);
-        cubind__trace_unsigned(&cubind_call, "numKernels", (unsigned long long)numKernels);
-        cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 75, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pkernels;unumKernels;plib;", (int)cubind_result, (uintptr_t)kernels, (unsigned long long)numKernels, (uintptr_t)lib);
     return cubind_result;
 }
 
@@ -7282,20 +6923,15 @@ static CUresult call_cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLibraryGetModule(pMod, library);
-    cubind_result = call_cuLibraryGetModule(pMod, library);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 76), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pMod", (uintptr_t)pMod);
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLibraryGetModule(pMod, library);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 76, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppMod;plibrary;", (int)cubind_result, (uintptr_t)pMod, (uintptr_t)library);
     return cubind_result;
 }
 
@@ -7335,20 +6971,15 @@ static CUresult call_cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuKernelGetFunction(pFunc, kernel);
-    cubind_result = call_cuKernelGetFunction(pFunc, kernel);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 77), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pFunc", (uintptr_t)pFunc);
-        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuKernelGetFunction(pFunc, kernel);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 77, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppFunc;pkernel;", (int)cubind_result, (uintptr_t)pFunc, (uintptr_t)kernel);
     return cubind_result;
 }
 
@@ -7388,20 +7019,15 @@ static CUresult call_cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuKernelGetLibrary(pLib, kernel);
-    cubind_result = call_cuKernelGetLibrary(pLib, kernel);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 78), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pLib", (uintptr_t)pLib);
-        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuKernelGetLibrary(pLib, kernel);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 78, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppLib;pkernel;", (int)cubind_result, (uintptr_t)pLib, (uintptr_t)kernel);
     return cubind_result;
 }
 
@@ -7441,22 +7067,15 @@ static CUresult call_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLibraryGetGlobal(dptr, bytes, library, name);
-    cubind_result = call_cuLibraryGetGlobal(dptr, bytes, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 79), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
-        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLibraryGetGlobal(dptr, bytes, library, name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 79, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdptr;pbytes;plibrary;pname;", (int)cubind_result, (uintptr_t)dptr, (uintptr_t)bytes, (uintptr_t)library, (uintptr_t)name);
     return cubind_result;
 }
 
@@ -7496,22 +7115,15 @@ static CUresult call_cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlib
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLibraryGetManaged(dptr, bytes, library, name);
-    cubind_result = call_cuLibraryGetManaged(dptr, bytes, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 80), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
-        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLibraryGetManaged(dptr, bytes, library, name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 80, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdptr;pbytes;plibrary;pname;", (int)cubind_result, (uintptr_t)dptr, (uintptr_t)bytes, (uintptr_t)library, (uintptr_t)name);
     return cubind_result;
 }
 
@@ -7551,21 +7163,15 @@ static CUresult call_cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
-    cubind_result = call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 81), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 81, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pfptr;plibrary;psymbol;", (int)cubind_result, (uintptr_t)fptr, (uintptr_t)library, (uintptr_t)symbol);
     return cubind_result;
 }
 
@@ -7605,22 +7211,15 @@ static CUresult call_cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuKernelGetAttribute(pi, attrib, kernel, dev);
-    cubind_result = call_cuKernelGetAttribute(pi, attrib, kernel, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 82), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
-        cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
-        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuKernelGetAttribute(pi, attrib, kernel, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 82, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppi;e10:attrib;pkernel;idev;", (int)cubind_result, (uintptr_t)pi, (long long)attrib, (uintptr_t)kernel, (long long)dev);
     return cubind_result;
 }
 
@@ -7660,22 +7259,15 @@ static CUresult call_cuKernelSetAttribute(CUfunction_attribute attrib, int val, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuKernelSetAttribute(attrib, val, kernel, dev);
-    cubind_result = call_cuKernelSetAttribute(attrib, val, kernel, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 83), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
-        cubind__trace_signed(&cubind_call, "val", (long long)val);
-        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuKernelSetAttribute(attrib, val, kernel, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 83, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;e10:attrib;ival;pkernel;idev;", (int)cubind_result, (long long)attrib, (long long)val, (uintptr_t)kernel, (long long)dev);
     return cubind_result;
 }
 
@@ -7715,21 +7307,15 @@ static CUresult call_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuKernelSetCacheConfig(kernel, config, dev);
-    cubind_result = call_cuKernelSetCacheConfig(kernel, config, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 84), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
-        cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuKernelSetCacheConfig(kernel, config, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 84, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pkernel;e7:config;idev;", (int)cubind_result, (uintptr_t)kernel, (long long)config, (long long)dev);
     return cubind_result;
 }
 
@@ -7769,20 +7355,15 @@ static CUresult call_cuKernelGetName(const char **name, CUkernel hfunc)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuKernelGetName(const char **name, CUkernel hfunc)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuKernelGetName(name, hfunc);
-    cubind_result = call_cuKernelGetName(name, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 85), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuKernelGetName(name, hfunc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 85, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pname;phfunc;", (int)cubind_result, (uintptr_t)name, (uintptr_t)hfunc);
     return cubind_result;
 }
 
@@ -7822,22 +7403,15 @@ static CUresult call_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, si
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
-    cubind_result = call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 86), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
-        cubind__trace_unsigned(&cubind_call, "paramIndex", (unsigned long long)paramIndex);
-        cubind__trace_pointer(&cubind_call, "paramOffset", (uintptr_t)paramOffset);
-        cubind__trace_pointer(&cubind_call, "paramSize", (uintptr_t)paramSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 86, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pkernel;uparamIndex;pparamOffset;pparamSize;", (int)cubind_result, (uintptr_t)kernel, (unsigned long long)paramIndex, (uintptr_t)paramOffset, (uintptr_t)paramSize);
     return cubind_result;
 }
 
@@ -7877,20 +7451,15 @@ static CUresult call_cuMemGetInfo_v2(size_t *free, size_t *total)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemGetInfo_v2(size_t *free, size_t *total)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemGetInfo_v2(free, total);
-    cubind_result = call_cuMemGetInfo_v2(free, total);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 87), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "free", (uintptr_t)free);
-        cubind__trace_pointer(&cubind_call, "total", (uintptr_t)total);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemGetInfo_v2(free, total);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 87, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pfree;ptotal;", (int)cubind_result, (uintptr_t)free, (uintptr_t)total);
     return cubind_result;
 }
 
@@ -7930,20 +7499,15 @@ static CUresult call_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemAlloc_v2(dptr, bytesize);
-    cubind_result = call_cuMemAlloc_v2(dptr, bytesize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 88), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
-        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemAlloc_v2(dptr, bytesize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 88, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdptr;ubytesize;", (int)cubind_result, (uintptr_t)dptr, (unsigned long long)bytesize);
     return cubind_result;
 }
 
@@ -7983,23 +7547,15 @@ static CUresult call_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    cubind_result = call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 89), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
-        cubind__trace_pointer(&cubind_call, "pPitch", (uintptr_t)pPitch);
-        cubind__trace_unsigned(&cubind_call, "WidthInBytes", (unsigned long long)WidthInBytes);
-        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
-        cubind__trace_unsigned(&cubind_call, "ElementSizeBytes", (unsigned long long)ElementSizeBytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 89, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdptr;ppPitch;uWidthInBytes;uHeight;uElementSizeBytes;", (int)cubind_result, (uintptr_t)dptr, (uintptr_t)pPitch, (unsigned long long)WidthInBytes, (unsigned long long)Height, (unsigned long long)ElementSizeBytes);
     return cubind_result;
 }
 
@@ -8039,19 +7595,15 @@ static CUresult call_cuMemFree_v2(CUdeviceptr dptr)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemFree_v2(CUdeviceptr dptr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemFree_v2(dptr);
-    cubind_result = call_cuMemFree_v2(dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 90), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemFree_v2(dptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 90, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udptr;", (int)cubind_result, (unsigned long long)dptr);
     return cubind_result;
 }
 
@@ -8091,21 +7643,15 @@ static CUresult call_cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemGetAddressRange_v2(pbase, psize, dptr);
-    cubind_result = call_cuMemGetAddressRange_v2(pbase, psize, dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 91), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pbase", (uintptr_t)pbase);
-        cubind__trace_pointer(&cubind_call, "psize", (uintptr_t)psize);
-        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemGetAddressRange_v2(pbase, psize, dptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 91, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppbase;ppsize;udptr;", (int)cubind_result, (uintptr_t)pbase, (uintptr_t)psize, (unsigned long long)dptr);
     return cubind_result;
 }
 
@@ -8145,20 +7691,15 @@ static CUresult call_cuMemAllocHost_v2(void **pp, size_t bytesize)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemAllocHost_v2(pp, bytesize);
-    cubind_result = call_cuMemAllocHost_v2(pp, bytesize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 92), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pp", (uintptr_t)pp);
-        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemAllocHost_v2(pp, bytesize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 92, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppp;ubytesize;", (int)cubind_result, (uintptr_t)pp, (unsigned long long)bytesize);
     return cubind_result;
 }
 
@@ -8198,19 +7739,15 @@ static CUresult call_cuMemFreeHost(void *p)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemFreeHost(void *p)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemFreeHost(p);
-    cubind_result = call_cuMemFreeHost(p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 93), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemFreeHost(p);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 93, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pp;", (int)cubind_result, (uintptr_t)p);
     return cubind_result;
 }
 
@@ -8250,21 +7787,15 @@ static CUresult call_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Fla
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemHostAlloc(pp, bytesize, Flags);
-    cubind_result = call_cuMemHostAlloc(pp, bytesize, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 94), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pp", (uintptr_t)pp);
-        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemHostAlloc(pp, bytesize, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 94, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppp;ubytesize;uFlags;", (int)cubind_result, (uintptr_t)pp, (unsigned long long)bytesize, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -8304,21 +7835,15 @@ static CUresult call_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, u
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
-    cubind_result = call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 95), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
-        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 95, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppdptr;pp;uFlags;", (int)cubind_result, (uintptr_t)pdptr, (uintptr_t)p, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -8358,20 +7883,15 @@ static CUresult call_cuMemHostGetFlags(unsigned int *pFlags, void *p)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemHostGetFlags(unsigned int *pFlags, void *p)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemHostGetFlags(pFlags, p);
-    cubind_result = call_cuMemHostGetFlags(pFlags, p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 96), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pFlags", (uintptr_t)pFlags);
-        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemHostGetFlags(pFlags, p);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 96, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppFlags;pp;", (int)cubind_result, (uintptr_t)pFlags, (uintptr_t)p);
     return cubind_result;
 }
 
@@ -8411,21 +7931,15 @@ static CUresult call_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsig
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemAllocManaged(dptr, bytesize, flags);
-    cubind_result = call_cuMemAllocManaged(dptr, bytesize, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 97), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
-        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemAllocManaged(dptr, bytesize, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 97, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdptr;ubytesize;uflags;", (int)cubind_result, (uintptr_t)dptr, (unsigned long long)bytesize, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -8465,22 +7979,15 @@ static CUresult call_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncC
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
-    cubind_result = call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 98), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
-        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
-        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 98, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;idevice;pcallbackFunc;puserData;pcallback;", (int)cubind_result, (long long)device, (uintptr_t)callbackFunc, (uintptr_t)userData, (uintptr_t)callback);
     return cubind_result;
 }
 
@@ -8520,20 +8027,15 @@ static CUresult call_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceUnregisterAsyncNotification(device, callback);
-    cubind_result = call_cuDeviceUnregisterAsyncNotification(device, callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 99), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceUnregisterAsyncNotification(device, callback);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 99, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;idevice;pcallback;", (int)cubind_result, (long long)device, (uintptr_t)callback);
     return cubind_result;
 }
 
@@ -8573,20 +8075,15 @@ static CUresult call_cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetByPCIBusId(dev, pciBusId);
-    cubind_result = call_cuDeviceGetByPCIBusId(dev, pciBusId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 100), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dev", (uintptr_t)dev);
-        cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetByPCIBusId(dev, pciBusId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 100, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdev;ppciBusId;", (int)cubind_result, (uintptr_t)dev, (uintptr_t)pciBusId);
     return cubind_result;
 }
 
@@ -8626,21 +8123,15 @@ static CUresult call_cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetPCIBusId(pciBusId, len, dev);
-    cubind_result = call_cuDeviceGetPCIBusId(pciBusId, len, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 101), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
-        cubind__trace_signed(&cubind_call, "len", (long long)len);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetPCIBusId(pciBusId, len, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 101, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppciBusId;ilen;idev;", (int)cubind_result, (uintptr_t)pciBusId, (long long)len, (long long)dev);
     return cubind_result;
 }
 
@@ -8680,20 +8171,15 @@ static CUresult call_cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent even
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuIpcGetEventHandle(pHandle, event);
-    cubind_result = call_cuIpcGetEventHandle(pHandle, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 102), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuIpcGetEventHandle(pHandle, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 102, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppHandle;pevent;", (int)cubind_result, (uintptr_t)pHandle, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -8733,20 +8219,15 @@ static CUresult call_cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle han
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuIpcOpenEventHandle(phEvent, handle);
-    cubind_result = call_cuIpcOpenEventHandle(phEvent, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 103), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phEvent", (uintptr_t)phEvent);
-        cubind__trace_record(&cubind_call, "handle");
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuIpcOpenEventHandle(phEvent, handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 103, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphEvent;rhandle;", (int)cubind_result, (uintptr_t)phEvent);
     return cubind_result;
 }
 
@@ -8786,20 +8267,15 @@ static CUresult call_cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuIpcGetMemHandle(pHandle, dptr);
-    cubind_result = call_cuIpcGetMemHandle(pHandle, dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 104), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
-        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuIpcGetMemHandle(pHandle, dptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 104, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppHandle;udptr;", (int)cubind_result, (uintptr_t)pHandle, (unsigned long long)dptr);
     return cubind_result;
 }
 
@@ -8839,21 +8315,15 @@ static CUresult call_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle ha
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
-    cubind_result = call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 105), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
-        cubind__trace_record(&cubind_call, "handle");
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 105, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppdptr;rhandle;uFlags;", (int)cubind_result, (uintptr_t)pdptr, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -8893,19 +8363,15 @@ static CUresult call_cuIpcCloseMemHandle(CUdeviceptr dptr)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuIpcCloseMemHandle(dptr);
-    cubind_result = call_cuIpcCloseMemHandle(dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 106), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuIpcCloseMemHandle(dptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 106, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udptr;", (int)cubind_result, (unsigned long long)dptr);
     return cubind_result;
 }
 
@@ -8945,21 +8411,15 @@ static CUresult call_cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemHostRegister_v2(p, bytesize, Flags);
-    cubind_result = call_cuMemHostRegister_v2(p, bytesize, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 107), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
-        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemHostRegister_v2(p, bytesize, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 107, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pp;ubytesize;uFlags;", (int)cubind_result, (uintptr_t)p, (unsigned long long)bytesize, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -8999,19 +8459,15 @@ static CUresult call_cuMemHostUnregister(void *p)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemHostUnregister(void *p)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemHostUnregister(p);
-    cubind_result = call_cuMemHostUnregister(p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 108), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemHostUnregister(p);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 108, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pp;", (int)cubind_result, (uintptr_t)p);
     return cubind_result;
 }
 
@@ -9051,21 +8507,15 @@ static CUresult call_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpy(dst, src, ByteCount);
-    cubind_result = call_cuMemcpy(dst, src, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 109), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dst", (unsigned long long)dst);
-        cubind__trace_unsigned(&cubind_call, "src", (unsigned long long)src);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpy(dst, src, ByteCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 109, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udst;usrc;uByteCount;", (int)cubind_result, (unsigned long long)dst, (unsigned long long)src, (unsigned long long)ByteCount);
     return cubind_result;
 }
 
@@ -9105,23 +8555,15 @@ static CUresult call_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, C
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    cubind_result = call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 110), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_pointer(&cubind_call, "dstContext", (uintptr_t)dstContext);
-        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
-        cubind__trace_pointer(&cubind_call, "srcContext", (uintptr_t)srcContext);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 110, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;pdstContext;usrcDevice;psrcContext;uByteCount;", (int)cubind_result, (unsigned long long)dstDevice, (uintptr_t)dstContext, (unsigned long long)srcDevice, (uintptr_t)srcContext, (unsigned long long)ByteCount);
     return cubind_result;
 }
 
@@ -9161,21 +8603,15 @@ static CUresult call_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
-    cubind_result = call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 111), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 111, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;psrcHost;uByteCount;", (int)cubind_result, (unsigned long long)dstDevice, (uintptr_t)srcHost, (unsigned long long)ByteCount);
     return cubind_result;
 }
 
@@ -9215,21 +8651,15 @@ static CUresult call_cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
-    cubind_result = call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 112), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
-        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 112, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdstHost;usrcDevice;uByteCount;", (int)cubind_result, (uintptr_t)dstHost, (unsigned long long)srcDevice, (unsigned long long)ByteCount);
     return cubind_result;
 }
 
@@ -9269,21 +8699,15 @@ static CUresult call_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevic
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
-    cubind_result = call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 113), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 113, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;usrcDevice;uByteCount;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)srcDevice, (unsigned long long)ByteCount);
     return cubind_result;
 }
 
@@ -9323,22 +8747,15 @@ static CUresult call_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdevic
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
-    cubind_result = call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 114), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
-        cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
-        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 114, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdstArray;udstOffset;usrcDevice;uByteCount;", (int)cubind_result, (uintptr_t)dstArray, (unsigned long long)dstOffset, (unsigned long long)srcDevice, (unsigned long long)ByteCount);
     return cubind_result;
 }
 
@@ -9378,22 +8795,15 @@ static CUresult call_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, si
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
-    cubind_result = call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 115), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
-        cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 115, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;psrcArray;usrcOffset;uByteCount;", (int)cubind_result, (unsigned long long)dstDevice, (uintptr_t)srcArray, (unsigned long long)srcOffset, (unsigned long long)ByteCount);
     return cubind_result;
 }
 
@@ -9433,22 +8843,15 @@ static CUresult call_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const v
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
-    cubind_result = call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 116), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
-        cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
-        cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 116, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdstArray;udstOffset;psrcHost;uByteCount;", (int)cubind_result, (uintptr_t)dstArray, (unsigned long long)dstOffset, (uintptr_t)srcHost, (unsigned long long)ByteCount);
     return cubind_result;
 }
 
@@ -9488,22 +8891,15 @@ static CUresult call_cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t src
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
-    cubind_result = call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 117), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
-        cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
-        cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 117, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdstHost;psrcArray;usrcOffset;uByteCount;", (int)cubind_result, (uintptr_t)dstHost, (uintptr_t)srcArray, (unsigned long long)srcOffset, (unsigned long long)ByteCount);
     return cubind_result;
 }
 
@@ -9543,23 +8939,15 @@ static CUresult call_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    cubind_result = call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 118), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
-        cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
-        cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
-        cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 118, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdstArray;udstOffset;psrcArray;usrcOffset;uByteCount;", (int)cubind_result, (uintptr_t)dstArray, (unsigned long long)dstOffset, (uintptr_t)srcArray, (unsigned long long)srcOffset, (unsigned long long)ByteCount);
     return cubind_result;
 }
 
@@ -9599,19 +8987,15 @@ static CUresult call_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpy2D_v2(pCopy);
-    cubind_result = call_cuMemcpy2D_v2(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 119), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpy2D_v2(pCopy);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 119, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppCopy;", (int)cubind_result, (uintptr_t)pCopy);
     return cubind_result;
 }
 
@@ -9651,19 +9035,15 @@ static CUresult call_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpy2DUnaligned_v2(pCopy);
-    cubind_result = call_cuMemcpy2DUnaligned_v2(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 120), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpy2DUnaligned_v2(pCopy);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 120, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppCopy;", (int)cubind_result, (uintptr_t)pCopy);
     return cubind_result;
 }
 
@@ -9703,19 +9083,15 @@ static CUresult call_cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpy3D_v2(pCopy);
-    cubind_result = call_cuMemcpy3D_v2(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 121), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpy3D_v2(pCopy);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 121, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppCopy;", (int)cubind_result, (uintptr_t)pCopy);
     return cubind_result;
 }
 
@@ -9755,19 +9131,15 @@ static CUresult call_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpy3DPeer(pCopy);
-    cubind_result = call_cuMemcpy3DPeer(pCopy);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 122), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpy3DPeer(pCopy);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 122, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppCopy;", (int)cubind_result, (uintptr_t)pCopy);
     return cubind_result;
 }
 
@@ -9807,22 +9179,15 @@ static CUresult call_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t Byte
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyAsync(dst, src, ByteCount, hStream);
-    cubind_result = call_cuMemcpyAsync(dst, src, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 123), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dst", (unsigned long long)dst);
-        cubind__trace_unsigned(&cubind_call, "src", (unsigned long long)src);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyAsync(dst, src, ByteCount, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 123, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udst;usrc;uByteCount;phStream;", (int)cubind_result, (unsigned long long)dst, (unsigned long long)src, (unsigned long long)ByteCount, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -9862,24 +9227,15 @@ static CUresult call_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstConte
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    cubind_result = call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 124), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_pointer(&cubind_call, "dstContext", (uintptr_t)dstContext);
-        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
-        cubind__trace_pointer(&cubind_call, "srcContext", (uintptr_t)srcContext);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 124, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;pdstContext;usrcDevice;psrcContext;uByteCount;phStream;", (int)cubind_result, (unsigned long long)dstDevice, (uintptr_t)dstContext, (unsigned long long)srcDevice, (uintptr_t)srcContext, (unsigned long long)ByteCount, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -9919,22 +9275,15 @@ static CUresult call_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *src
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
-    cubind_result = call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 125), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 125, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;psrcHost;uByteCount;phStream;", (int)cubind_result, (unsigned long long)dstDevice, (uintptr_t)srcHost, (unsigned long long)ByteCount, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -9974,22 +9323,15 @@ static CUresult call_cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
-    cubind_result = call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 126), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
-        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 126, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdstHost;usrcDevice;uByteCount;phStream;", (int)cubind_result, (uintptr_t)dstHost, (unsigned long long)srcDevice, (unsigned long long)ByteCount, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10029,22 +9371,15 @@ static CUresult call_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr src
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
-    cubind_result = call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 127), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "srcDevice", (unsigned long long)srcDevice);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 127, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;usrcDevice;uByteCount;phStream;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)srcDevice, (unsigned long long)ByteCount, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10084,23 +9419,15 @@ static CUresult call_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, co
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    cubind_result = call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 128), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dstArray", (uintptr_t)dstArray);
-        cubind__trace_unsigned(&cubind_call, "dstOffset", (unsigned long long)dstOffset);
-        cubind__trace_pointer(&cubind_call, "srcHost", (uintptr_t)srcHost);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 128, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdstArray;udstOffset;psrcHost;uByteCount;phStream;", (int)cubind_result, (uintptr_t)dstArray, (unsigned long long)dstOffset, (uintptr_t)srcHost, (unsigned long long)ByteCount, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10140,23 +9467,15 @@ static CUresult call_cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    cubind_result = call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 129), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dstHost", (uintptr_t)dstHost);
-        cubind__trace_pointer(&cubind_call, "srcArray", (uintptr_t)srcArray);
-        cubind__trace_unsigned(&cubind_call, "srcOffset", (unsigned long long)srcOffset);
-        cubind__trace_unsigned(&cubind_call, "ByteCount", (unsigned long long)ByteCount);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 129, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdstHost;psrcArray;usrcOffset;uByteCount;phStream;", (int)cubind_result, (uintptr_t)dstHost, (uintptr_t)srcArray, (unsigned long long)srcOffset, (unsigned long long)ByteCount, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10196,20 +9515,15 @@ static CUresult call_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hSt
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpy2DAsync_v2(pCopy, hStream);
-    cubind_result = call_cuMemcpy2DAsync_v2(pCopy, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 130), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpy2DAsync_v2(pCopy, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 130, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppCopy;phStream;", (int)cubind_result, (uintptr_t)pCopy, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10249,20 +9563,15 @@ static CUresult call_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hSt
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpy3DAsync_v2(pCopy, hStream);
-    cubind_result = call_cuMemcpy3DAsync_v2(pCopy, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 131), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpy3DAsync_v2(pCopy, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 131, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppCopy;phStream;", (int)cubind_result, (uintptr_t)pCopy, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10302,20 +9611,15 @@ static CUresult call_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstre
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpy3DPeerAsync(pCopy, hStream);
-    cubind_result = call_cuMemcpy3DPeerAsync(pCopy, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 132), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pCopy", (uintptr_t)pCopy);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpy3DPeerAsync(pCopy, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 132, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppCopy;phStream;", (int)cubind_result, (uintptr_t)pCopy, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10355,26 +9659,15 @@ static CUresult call_cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-    cubind_result = call_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 133), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dsts", (uintptr_t)dsts);
-        cubind__trace_pointer(&cubind_call, "srcs", (uintptr_t)srcs);
-        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "attrs", (uintptr_t)attrs);
-        cubind__trace_pointer(&cubind_call, "attrsIdxs", (uintptr_t)attrsIdxs);
-        cubind__trace_unsigned(&cubind_call, "numAttrs", (unsigned long long)numAttrs);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 133, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdsts;psrcs;psizes;ucount;pattrs;pattrsIdxs;unumAttrs;phStream;", (int)cubind_result, (uintptr_t)dsts, (uintptr_t)srcs, (uintptr_t)sizes, (unsigned long long)count, (uintptr_t)attrs, (uintptr_t)attrsIdxs, (unsigned long long)numAttrs, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10414,22 +9707,15 @@ static CUresult call_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
-    cubind_result = call_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 134), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "numOps", (unsigned long long)numOps);
-        cubind__trace_pointer(&cubind_call, "opList", (uintptr_t)opList);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 134, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;unumOps;popList;uflags;phStream;", (int)cubind_result, (unsigned long long)numOps, (uintptr_t)opList, (unsigned long long)flags, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10469,21 +9755,15 @@ static CUresult call_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD8_v2(dstDevice, uc, N);
-    cubind_result = call_cuMemsetD8_v2(dstDevice, uc, N);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 135), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
-        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD8_v2(dstDevice, uc, N);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 135, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;uuc;uN;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)uc, (unsigned long long)N);
     return cubind_result;
 }
 
@@ -10523,21 +9803,15 @@ static CUresult call_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, si
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD16_v2(dstDevice, us, N);
-    cubind_result = call_cuMemsetD16_v2(dstDevice, us, N);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 136), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
-        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD16_v2(dstDevice, us, N);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 136, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;uus;uN;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)us, (unsigned long long)N);
     return cubind_result;
 }
 
@@ -10577,21 +9851,15 @@ static CUresult call_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD32_v2(dstDevice, ui, N);
-    cubind_result = call_cuMemsetD32_v2(dstDevice, ui, N);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 137), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
-        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD32_v2(dstDevice, ui, N);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 137, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;uui;uN;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)ui, (unsigned long long)N);
     return cubind_result;
 }
 
@@ -10631,23 +9899,15 @@ static CUresult call_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, uns
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
-    cubind_result = call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 138), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
-        cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
-        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
-        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 138, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;udstPitch;uuc;uWidth;uHeight;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)dstPitch, (unsigned long long)uc, (unsigned long long)Width, (unsigned long long)Height);
     return cubind_result;
 }
 
@@ -10687,23 +9947,15 @@ static CUresult call_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, un
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
-    cubind_result = call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 139), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
-        cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
-        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
-        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 139, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;udstPitch;uus;uWidth;uHeight;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)dstPitch, (unsigned long long)us, (unsigned long long)Width, (unsigned long long)Height);
     return cubind_result;
 }
 
@@ -10743,23 +9995,15 @@ static CUresult call_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, un
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
-    cubind_result = call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 140), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
-        cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
-        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
-        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 140, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;udstPitch;uui;uWidth;uHeight;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)dstPitch, (unsigned long long)ui, (unsigned long long)Width, (unsigned long long)Height);
     return cubind_result;
 }
 
@@ -10799,22 +10043,15 @@ static CUresult call_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, si
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD8Async(dstDevice, uc, N, hStream);
-    cubind_result = call_cuMemsetD8Async(dstDevice, uc, N, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 141), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
-        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD8Async(dstDevice, uc, N, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 141, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;uuc;uN;phStream;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)uc, (unsigned long long)N, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10854,22 +10091,15 @@ static CUresult call_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD16Async(dstDevice, us, N, hStream);
-    cubind_result = call_cuMemsetD16Async(dstDevice, us, N, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 142), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
-        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD16Async(dstDevice, us, N, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 142, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;uus;uN;phStream;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)us, (unsigned long long)N, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10909,22 +10139,15 @@ static CUresult call_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, si
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD32Async(dstDevice, ui, N, hStream);
-    cubind_result = call_cuMemsetD32Async(dstDevice, ui, N, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 143), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
-        cubind__trace_unsigned(&cubind_call, "N", (unsigned long long)N);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD32Async(dstDevice, ui, N, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 143, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;uui;uN;phStream;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)ui, (unsigned long long)N, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10964,24 +10187,15 @@ static CUresult call_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, u
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
-    cubind_result = call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 144), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
-        cubind__trace_unsigned(&cubind_call, "uc", (unsigned long long)uc);
-        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
-        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 144, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;udstPitch;uuc;uWidth;uHeight;phStream;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)dstPitch, (unsigned long long)uc, (unsigned long long)Width, (unsigned long long)Height, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -11021,24 +10235,15 @@ static CUresult call_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
-    cubind_result = call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 145), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
-        cubind__trace_unsigned(&cubind_call, "us", (unsigned long long)us);
-        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
-        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 145, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;udstPitch;uus;uWidth;uHeight;phStream;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)dstPitch, (unsigned long long)us, (unsigned long long)Width, (unsigned long long)Height, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -11078,24 +10283,15 @@ static CUresult call_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
-    cubind_result = call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 146), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dstDevice", (unsigned long long)dstDevice);
-        cubind__trace_unsigned(&cubind_call, "dstPitch", (unsigned long long)dstPitch);
-        cubind__trace_unsigned(&cubind_call, "ui", (unsigned long long)ui);
-        cubind__trace_unsigned(&cubind_call, "Width", (unsigned long long)Width);
-        cubind__trace_unsigned(&cubind_call, "Height", (unsigned long long)Height);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 146, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udstDevice;udstPitch;uui;uWidth;uHeight;phStream;", (int)cubind_result, (unsigned long long)dstDevice, (unsigned long long)dstPitch, (unsigned long long)ui, (unsigned long long)Width, (unsigned long long)Height, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -11135,20 +10331,15 @@ static CUresult call_cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIP
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuArrayCreate_v2(pHandle, pAllocateArray);
-    cubind_result = call_cuArrayCreate_v2(pHandle, pAllocateArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 147), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
-        cubind__trace_pointer(&cubind_call, "pAllocateArray", (uintptr_t)pAllocateArray);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuArrayCreate_v2(pHandle, pAllocateArray);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 147, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppHandle;ppAllocateArray;", (int)cubind_result, (uintptr_t)pHandle, (uintptr_t)pAllocateArray);
     return cubind_result;
 }
 
@@ -11188,20 +10379,15 @@ static CUresult call_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescri
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
-    cubind_result = call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 148), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pArrayDescriptor", (uintptr_t)pArrayDescriptor);
-        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 148, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppArrayDescriptor;phArray;", (int)cubind_result, (uintptr_t)pArrayDescriptor, (uintptr_t)hArray);
     return cubind_result;
 }
 
@@ -11241,20 +10427,15 @@ static CUresult call_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sp
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuArrayGetSparseProperties(sparseProperties, array);
-    cubind_result = call_cuArrayGetSparseProperties(sparseProperties, array);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 149), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
-        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuArrayGetSparseProperties(sparseProperties, array);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 149, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;psparseProperties;parray;", (int)cubind_result, (uintptr_t)sparseProperties, (uintptr_t)array);
     return cubind_result;
 }
 
@@ -11294,20 +10475,15 @@ static CUresult call_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPE
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
-    cubind_result = call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 150), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
-        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 150, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;psparseProperties;pmipmap;", (int)cubind_result, (uintptr_t)sparseProperties, (uintptr_t)mipmap);
     return cubind_result;
 }
 
@@ -11347,21 +10523,15 @@ static CUresult call_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
-    cubind_result = call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 151), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
-        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 151, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmemoryRequirements;parray;idevice;", (int)cubind_result, (uintptr_t)memoryRequirements, (uintptr_t)array, (long long)device);
     return cubind_result;
 }
 
@@ -11401,21 +10571,15 @@ static CUresult call_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQ
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
-    cubind_result = call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 152), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
-        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 152, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmemoryRequirements;pmipmap;idevice;", (int)cubind_result, (uintptr_t)memoryRequirements, (uintptr_t)mipmap, (long long)device);
     return cubind_result;
 }
 
@@ -11455,21 +10619,15 @@ static CUresult call_cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsig
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
-    cubind_result = call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 153), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pPlaneArray", (uintptr_t)pPlaneArray);
-        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
-        cubind__trace_unsigned(&cubind_call, "planeIdx", (unsigned long long)planeIdx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 153, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppPlaneArray;phArray;uplaneIdx;", (int)cubind_result, (uintptr_t)pPlaneArray, (uintptr_t)hArray, (unsigned long long)planeIdx);
     return cubind_result;
 }
 
@@ -11509,19 +10667,15 @@ static CUresult call_cuArrayDestroy(CUarray hArray)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuArrayDestroy(CUarray hArray)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuArrayDestroy(hArray);
-    cubind_result = call_cuArrayDestroy(hArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 154), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuArrayDestroy(hArray);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 154, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phArray;", (int)cubind_result, (uintptr_t)hArray);
     return cubind_result;
 }
 
@@ -11561,20 +10715,15 @@ static CUresult call_cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DES
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuArray3DCreate_v2(pHandle, pAllocateArray);
-    cubind_result = call_cuArray3DCreate_v2(pHandle, pAllocateArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 155), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
-        cubind__trace_pointer(&cubind_call, "pAllocateArray", (uintptr_t)pAllocateArray);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuArray3DCreate_v2(pHandle, pAllocateArray);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 155, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppHandle;ppAllocateArray;", (int)cubind_result, (uintptr_t)pHandle, (uintptr_t)pAllocateArray);
     return cubind_result;
 }
 
@@ -11614,20 +10763,15 @@ static CUresult call_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
-    cubind_result = call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 156), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pArrayDescriptor", (uintptr_t)pArrayDescriptor);
-        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 156, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppArrayDescriptor;phArray;", (int)cubind_result, (uintptr_t)pArrayDescriptor, (uintptr_t)hArray);
     return cubind_result;
 }
 
@@ -11667,21 +10811,15 @@ static CUresult call_cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUD
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-    cubind_result = call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 157), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pHandle", (uintptr_t)pHandle);
-        cubind__trace_pointer(&cubind_call, "pMipmappedArrayDesc", (uintptr_t)pMipmappedArrayDesc);
-        cubind__trace_unsigned(&cubind_call, "numMipmapLevels", (unsigned long long)numMipmapLevels);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 157, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppHandle;ppMipmappedArrayDesc;unumMipmapLevels;", (int)cubind_result, (uintptr_t)pHandle, (uintptr_t)pMipmappedArrayDesc, (unsigned long long)numMipmapLevels);
     return cubind_result;
 }
 
@@ -11721,21 +10859,15 @@ static CUresult call_cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedA
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
-    cubind_result = call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 158), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pLevelArray", (uintptr_t)pLevelArray);
-        cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
-        cubind__trace_unsigned(&cubind_call, "level", (unsigned long long)level);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 158, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppLevelArray;phMipmappedArray;ulevel;", (int)cubind_result, (uintptr_t)pLevelArray, (uintptr_t)hMipmappedArray, (unsigned long long)level);
     return cubind_result;
 }
 
@@ -11775,19 +10907,15 @@ static CUresult call_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMipmappedArrayDestroy(hMipmappedArray);
-    cubind_result = call_cuMipmappedArrayDestroy(hMipmappedArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 159), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMipmappedArrayDestroy(hMipmappedArray);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 159, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phMipmappedArray;", (int)cubind_result, (uintptr_t)hMipmappedArray);
     return cubind_result;
 }
 
@@ -11827,23 +10955,15 @@ static CUresult call_cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dpt
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
-    cubind_result = call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 160), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_enum(&cubind_call, "handleType", trace_enum_11((long long)handleType), (long long)handleType);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 160, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phandle;udptr;usize;e11:handleType;uflags;", (int)cubind_result, (uintptr_t)handle, (unsigned long long)dptr, (unsigned long long)size, (long long)handleType, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -11883,23 +11003,15 @@ static CUresult call_cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
-    cubind_result = call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 161), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "errorIndex", (uintptr_t)errorIndex);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 161, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pparamsArray;ucount;uflags;perrorIndex;pstream;", (int)cubind_result, (uintptr_t)paramsArray, (unsigned long long)count, (unsigned long long)flags, (uintptr_t)errorIndex, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -11939,23 +11051,15 @@ static CUresult call_cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t a
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
-    cubind_result = call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 162), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_unsigned(&cubind_call, "alignment", (unsigned long long)alignment);
-        cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 162, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pptr;usize;ualignment;uaddr;uflags;", (int)cubind_result, (uintptr_t)ptr, (unsigned long long)size, (unsigned long long)alignment, (unsigned long long)addr, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -11995,20 +11099,15 @@ static CUresult call_cuMemAddressFree(CUdeviceptr ptr, size_t size)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemAddressFree(ptr, size);
-    cubind_result = call_cuMemAddressFree(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 163), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemAddressFree(ptr, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 163, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;uptr;usize;", (int)cubind_result, (unsigned long long)ptr, (unsigned long long)size);
     return cubind_result;
 }
 
@@ -12048,22 +11147,15 @@ static CUresult call_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t si
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemCreate(handle, size, prop, flags);
-    cubind_result = call_cuMemCreate(handle, size, prop, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 164), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemCreate(handle, size, prop, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 164, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phandle;usize;pprop;uflags;", (int)cubind_result, (uintptr_t)handle, (unsigned long long)size, (uintptr_t)prop, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -12103,19 +11195,15 @@ static CUresult call_cuMemRelease(CUmemGenericAllocationHandle handle)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemRelease(CUmemGenericAllocationHandle handle)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemRelease(handle);
-    cubind_result = call_cuMemRelease(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 165), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemRelease(handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 165, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;uhandle;", (int)cubind_result, (unsigned long long)handle);
     return cubind_result;
 }
 
@@ -12155,23 +11243,15 @@ static CUresult call_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmem
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemMap(ptr, size, offset, handle, flags);
-    cubind_result = call_cuMemMap(ptr, size, offset, handle, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 166), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemMap(ptr, size, offset, handle, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 166, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;uptr;usize;uoffset;uhandle;uflags;", (int)cubind_result, (unsigned long long)ptr, (unsigned long long)size, (unsigned long long)offset, (unsigned long long)handle, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -12211,21 +11291,15 @@ static CUresult call_cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned in
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemMapArrayAsync(mapInfoList, count, hStream);
-    cubind_result = call_cuMemMapArrayAsync(mapInfoList, count, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 167), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "mapInfoList", (uintptr_t)mapInfoList);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemMapArrayAsync(mapInfoList, count, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 167, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmapInfoList;ucount;phStream;", (int)cubind_result, (uintptr_t)mapInfoList, (unsigned long long)count, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -12265,20 +11339,15 @@ static CUresult call_cuMemUnmap(CUdeviceptr ptr, size_t size)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemUnmap(ptr, size);
-    cubind_result = call_cuMemUnmap(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 168), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemUnmap(ptr, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 168, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;uptr;usize;", (int)cubind_result, (unsigned long long)ptr, (unsigned long long)size);
     return cubind_result;
 }
 
@@ -12318,22 +11387,15 @@ static CUresult call_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemSetAccess(ptr, size, desc, count);
-    cubind_result = call_cuMemSetAccess(ptr, size, desc, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 169), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemSetAccess(ptr, size, desc, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 169, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;uptr;usize;pdesc;ucount;", (int)cubind_result, (unsigned long long)ptr, (unsigned long long)size, (uintptr_t)desc, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -12373,21 +11435,15 @@ static CUresult call_cuMemGetAccess(unsigned long long *flags, const CUmemLocati
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemGetAccess(flags, location, ptr);
-    cubind_result = call_cuMemGetAccess(flags, location, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 170), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
-        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
-        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemGetAccess(flags, location, ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 170, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pflags;plocation;uptr;", (int)cubind_result, (uintptr_t)flags, (uintptr_t)location, (unsigned long long)ptr);
     return cubind_result;
 }
 
@@ -12427,22 +11483,15 @@ static CUresult call_cuMemExportToShareableHandle(void *shareableHandle, CUmemGe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
-    cubind_result = call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 171), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "shareableHandle", (uintptr_t)shareableHandle);
-        cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
-        cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 171, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pshareableHandle;uhandle;e12:handleType;uflags;", (int)cubind_result, (uintptr_t)shareableHandle, (unsigned long long)handle, (long long)handleType, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -12482,21 +11531,15 @@ static CUresult call_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
-    cubind_result = call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 172), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "osHandle", (uintptr_t)osHandle);
-        cubind__trace_enum(&cubind_call, "shHandleType", trace_enum_12((long long)shHandleType), (long long)shHandleType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 172, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phandle;posHandle;e12:shHandleType;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)osHandle, (long long)shHandleType);
     return cubind_result;
 }
 
@@ -12536,21 +11579,15 @@ static CUresult call_cuMemGetAllocationGranularity(size_t *granularity, const CU
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemGetAllocationGranularity(granularity, prop, option);
-    cubind_result = call_cuMemGetAllocationGranularity(granularity, prop, option);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 173), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "granularity", (uintptr_t)granularity);
-        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
-        cubind__trace_enum(&cubind_call, "option", trace_enum_13((long long)option), (long long)option);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemGetAllocationGranularity(granularity, prop, option);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 173, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pgranularity;pprop;e13:option;", (int)cubind_result, (uintptr_t)granularity, (uintptr_t)prop, (long long)option);
     return cubind_result;
 }
 
@@ -12590,20 +11627,15 @@ static CUresult call_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
-    cubind_result = call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 174), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
-        cubind__trace_unsigned(&cubind_call, "handle", (unsigned long long)handle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 174, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pprop;uhandle;", (int)cubind_result, (uintptr_t)prop, (unsigned long long)handle);
     return cubind_result;
 }
 
@@ -12643,20 +11675,15 @@ static CUresult call_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemRetainAllocationHandle(handle, addr);
-    cubind_result = call_cuMemRetainAllocationHandle(handle, addr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 175), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "addr", (uintptr_t)addr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemRetainAllocationHandle(handle, addr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 175, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phandle;paddr;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)addr);
     return cubind_result;
 }
 
@@ -12696,20 +11723,15 @@ static CUresult call_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemFreeAsync(dptr, hStream);
-    cubind_result = call_cuMemFreeAsync(dptr, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 176), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemFreeAsync(dptr, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 176, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udptr;phStream;", (int)cubind_result, (unsigned long long)dptr, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -12749,21 +11771,15 @@ static CUresult call_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstrea
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemAllocAsync(dptr, bytesize, hStream);
-    cubind_result = call_cuMemAllocAsync(dptr, bytesize, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 177), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
-        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemAllocAsync(dptr, bytesize, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 177, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdptr;ubytesize;phStream;", (int)cubind_result, (uintptr_t)dptr, (unsigned long long)bytesize, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -12803,20 +11819,15 @@ static CUresult call_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPoolTrimTo(pool, minBytesToKeep);
-    cubind_result = call_cuMemPoolTrimTo(pool, minBytesToKeep);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 178), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_unsigned(&cubind_call, "minBytesToKeep", (unsigned long long)minBytesToKeep);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPoolTrimTo(pool, minBytesToKeep);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 178, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppool;uminBytesToKeep;", (int)cubind_result, (uintptr_t)pool, (unsigned long long)minBytesToKeep);
     return cubind_result;
 }
 
@@ -12856,21 +11867,15 @@ static CUresult call_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribut
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPoolSetAttribute(pool, attr, value);
-    cubind_result = call_cuMemPoolSetAttribute(pool, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 179), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPoolSetAttribute(pool, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 179, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppool;e14:attr;pvalue;", (int)cubind_result, (uintptr_t)pool, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -12910,21 +11915,15 @@ static CUresult call_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribut
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPoolGetAttribute(pool, attr, value);
-    cubind_result = call_cuMemPoolGetAttribute(pool, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 180), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPoolGetAttribute(pool, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 180, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppool;e14:attr;pvalue;", (int)cubind_result, (uintptr_t)pool, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -12964,21 +11963,15 @@ static CUresult call_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPoolSetAccess(pool, map, count);
-    cubind_result = call_cuMemPoolSetAccess(pool, map, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 181), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_pointer(&cubind_call, "map", (uintptr_t)map);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPoolSetAccess(pool, map, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 181, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppool;pmap;ucount;", (int)cubind_result, (uintptr_t)pool, (uintptr_t)map, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -13018,21 +12011,15 @@ static CUresult call_cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool m
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPoolGetAccess(flags, memPool, location);
-    cubind_result = call_cuMemPoolGetAccess(flags, memPool, location);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 182), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPoolGetAccess(flags, memPool, location);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 182, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pflags;pmemPool;plocation;", (int)cubind_result, (uintptr_t)flags, (uintptr_t)memPool, (uintptr_t)location);
     return cubind_result;
 }
 
@@ -13072,20 +12059,15 @@ static CUresult call_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *p
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPoolCreate(pool, poolProps);
-    cubind_result = call_cuMemPoolCreate(pool, poolProps);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 183), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_pointer(&cubind_call, "poolProps", (uintptr_t)poolProps);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPoolCreate(pool, poolProps);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 183, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppool;ppoolProps;", (int)cubind_result, (uintptr_t)pool, (uintptr_t)poolProps);
     return cubind_result;
 }
 
@@ -13125,19 +12107,15 @@ static CUresult call_cuMemPoolDestroy(CUmemoryPool pool)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPoolDestroy(CUmemoryPool pool)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPoolDestroy(pool);
-    cubind_result = call_cuMemPoolDestroy(pool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 184), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPoolDestroy(pool);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 184, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppool;", (int)cubind_result, (uintptr_t)pool);
     return cubind_result;
 }
 
@@ -13177,21 +12155,15 @@ static CUresult call_cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocatio
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemGetDefaultMemPool(pool_out, location, type);
-    cubind_result = call_cuMemGetDefaultMemPool(pool_out, location, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 185), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
-        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemGetDefaultMemPool(pool_out, location, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 185, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppool_out;plocation;e15:type;", (int)cubind_result, (uintptr_t)pool_out, (uintptr_t)location, (long long)type);
     return cubind_result;
 }
 
@@ -13231,21 +12203,15 @@ static CUresult call_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemGetMemPool(pool, location, type);
-    cubind_result = call_cuMemGetMemPool(pool, location, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 186), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemGetMemPool(pool, location, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 186, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppool;plocation;e15:type;", (int)cubind_result, (uintptr_t)pool, (uintptr_t)location, (long long)type);
     return cubind_result;
 }
 
@@ -13285,21 +12251,15 @@ static CUresult call_cuMemSetMemPool(CUmemLocation *location, CUmemAllocationTyp
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemSetMemPool(location, type, pool);
-    cubind_result = call_cuMemSetMemPool(location, type, pool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 187), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemSetMemPool(location, type, pool);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 187, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;plocation;e15:type;ppool;", (int)cubind_result, (uintptr_t)location, (long long)type, (uintptr_t)pool);
     return cubind_result;
 }
 
@@ -13339,22 +12299,15 @@ static CUresult call_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
-    cubind_result = call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 188), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
-        cubind__trace_unsigned(&cubind_call, "bytesize", (unsigned long long)bytesize);
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 188, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdptr;ubytesize;ppool;phStream;", (int)cubind_result, (uintptr_t)dptr, (unsigned long long)bytesize, (uintptr_t)pool, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -13394,22 +12347,15 @@ static CUresult call_cuMemPoolExportToShareableHandle(void *handle_out, CUmemory
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
-    cubind_result = call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 189), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle_out", (uintptr_t)handle_out);
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 189, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phandle_out;ppool;e12:handleType;uflags;", (int)cubind_result, (uintptr_t)handle_out, (uintptr_t)pool, (long long)handleType, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -13449,22 +12395,15 @@ static CUresult call_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
-    cubind_result = call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 190), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pool_out", (uintptr_t)pool_out);
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "handleType", trace_enum_12((long long)handleType), (long long)handleType);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 190, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppool_out;phandle;e12:handleType;uflags;", (int)cubind_result, (uintptr_t)pool_out, (uintptr_t)handle, (long long)handleType, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -13504,20 +12443,15 @@ static CUresult call_cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_ou
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPoolExportPointer(shareData_out, ptr);
-    cubind_result = call_cuMemPoolExportPointer(shareData_out, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 191), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "shareData_out", (uintptr_t)shareData_out);
-        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPoolExportPointer(shareData_out, ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 191, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pshareData_out;uptr;", (int)cubind_result, (uintptr_t)shareData_out, (unsigned long long)ptr);
     return cubind_result;
 }
 
@@ -13557,21 +12491,15 @@ static CUresult call_cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool p
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPoolImportPointer(ptr_out, pool, shareData);
-    cubind_result = call_cuMemPoolImportPointer(ptr_out, pool, shareData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 192), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ptr_out", (uintptr_t)ptr_out);
-        cubind__trace_pointer(&cubind_call, "pool", (uintptr_t)pool);
-        cubind__trace_pointer(&cubind_call, "shareData", (uintptr_t)shareData);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPoolImportPointer(ptr_out, pool, shareData);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 192, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pptr_out;ppool;pshareData;", (int)cubind_result, (uintptr_t)ptr_out, (uintptr_t)pool, (uintptr_t)shareData);
     return cubind_result;
 }
 
@@ -13611,20 +12539,15 @@ static CUresult call_cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMulticastCreate(mcHandle, prop);
-    cubind_result = call_cuMulticastCreate(mcHandle, prop);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 193), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "mcHandle", (uintptr_t)mcHandle);
-        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMulticastCreate(mcHandle, prop);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 193, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmcHandle;pprop;", (int)cubind_result, (uintptr_t)mcHandle, (uintptr_t)prop);
     return cubind_result;
 }
 
@@ -13664,20 +12587,15 @@ static CUresult call_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMulticastAddDevice(mcHandle, dev);
-    cubind_result = call_cuMulticastAddDevice(mcHandle, dev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 194), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMulticastAddDevice(mcHandle, dev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 194, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;umcHandle;idev;", (int)cubind_result, (unsigned long long)mcHandle, (long long)dev);
     return cubind_result;
 }
 
@@ -13717,24 +12635,15 @@ static CUresult call_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, s
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-    cubind_result = call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 195), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
-        cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
-        cubind__trace_unsigned(&cubind_call, "memHandle", (unsigned long long)memHandle);
-        cubind__trace_unsigned(&cubind_call, "memOffset", (unsigned long long)memOffset);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 195, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;umcHandle;umcOffset;umemHandle;umemOffset;usize;uflags;", (int)cubind_result, (unsigned long long)mcHandle, (unsigned long long)mcOffset, (unsigned long long)memHandle, (unsigned long long)memOffset, (unsigned long long)size, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -13774,23 +12683,15 @@ static CUresult call_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
-    cubind_result = call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 196), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
-        cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
-        cubind__trace_unsigned(&cubind_call, "memptr", (unsigned long long)memptr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 196, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;umcHandle;umcOffset;umemptr;usize;uflags;", (int)cubind_result, (unsigned long long)mcHandle, (unsigned long long)mcOffset, (unsigned long long)memptr, (unsigned long long)size, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -13830,22 +12731,15 @@ static CUresult call_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CU
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
-    cubind_result = call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 197), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "mcHandle", (unsigned long long)mcHandle);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_unsigned(&cubind_call, "mcOffset", (unsigned long long)mcOffset);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 197, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;umcHandle;idev;umcOffset;usize;", (int)cubind_result, (unsigned long long)mcHandle, (long long)dev, (unsigned long long)mcOffset, (unsigned long long)size);
     return cubind_result;
 }
 
@@ -13885,21 +12779,15 @@ static CUresult call_cuMulticastGetGranularity(size_t *granularity, const CUmult
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMulticastGetGranularity(granularity, prop, option);
-    cubind_result = call_cuMulticastGetGranularity(granularity, prop, option);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 198), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "granularity", (uintptr_t)granularity);
-        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
-        cubind__trace_enum(&cubind_call, "option", trace_enum_16((long long)option), (long long)option);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMulticastGetGranularity(granularity, prop, option);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 198, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pgranularity;pprop;e16:option;", (int)cubind_result, (uintptr_t)granularity, (uintptr_t)prop, (long long)option);
     return cubind_result;
 }
 
@@ -13939,21 +12827,15 @@ static CUresult call_cuPointerGetAttribute(void *data, CUpointer_attribute attri
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuPointerGetAttribute(data, attribute, ptr);
-    cubind_result = call_cuPointerGetAttribute(data, attribute, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 199), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
-        cubind__trace_enum(&cubind_call, "attribute", trace_enum_17((long long)attribute), (long long)attribute);
-        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuPointerGetAttribute(data, attribute, ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 199, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdata;e17:attribute;uptr;", (int)cubind_result, (uintptr_t)data, (long long)attribute, (unsigned long long)ptr);
     return cubind_result;
 }
 
@@ -13993,23 +12875,15 @@ static CUresult call_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUm
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
-    cubind_result = call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 200), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_record(&cubind_call, "location");
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 200, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udevPtr;ucount;rlocation;uflags;phStream;", (int)cubind_result, (unsigned long long)devPtr, (unsigned long long)count, (unsigned long long)flags, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -14049,22 +12923,15 @@ static CUresult call_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemAdvise_v2(devPtr, count, advice, location);
-    cubind_result = call_cuMemAdvise_v2(devPtr, count, advice, location);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 201), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "advice", trace_enum_18((long long)advice), (long long)advice);
-        cubind__trace_record(&cubind_call, "location");
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemAdvise_v2(devPtr, count, advice, location);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 201, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;udevPtr;ucount;e18:advice;rlocation;", (int)cubind_result, (unsigned long long)devPtr, (unsigned long long)count, (long long)advice);
     return cubind_result;
 }
 
@@ -14104,26 +12971,15 @@ static CUresult call_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    cubind_result = call_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 202), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
-        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "prefetchLocs", (uintptr_t)prefetchLocs);
-        cubind__trace_pointer(&cubind_call, "prefetchLocIdxs", (uintptr_t)prefetchLocIdxs);
-        cubind__trace_unsigned(&cubind_call, "numPrefetchLocs", (unsigned long long)numPrefetchLocs);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 202, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdptrs;psizes;ucount;pprefetchLocs;pprefetchLocIdxs;unumPrefetchLocs;uflags;phStream;", (int)cubind_result, (uintptr_t)dptrs, (uintptr_t)sizes, (unsigned long long)count, (uintptr_t)prefetchLocs, (uintptr_t)prefetchLocIdxs, (unsigned long long)numPrefetchLocs, (unsigned long long)flags, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -14163,23 +13019,15 @@ static CUresult call_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, s
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
-    cubind_result = call_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 203), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
-        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 203, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdptrs;psizes;ucount;uflags;phStream;", (int)cubind_result, (uintptr_t)dptrs, (uintptr_t)sizes, (unsigned long long)count, (unsigned long long)flags, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -14219,26 +13067,15 @@ static CUresult call_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    cubind_result = call_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 204), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
-        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "prefetchLocs", (uintptr_t)prefetchLocs);
-        cubind__trace_pointer(&cubind_call, "prefetchLocIdxs", (uintptr_t)prefetchLocIdxs);
-        cubind__trace_unsigned(&cubind_call, "numPrefetchLocs", (unsigned long long)numPrefetchLocs);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 204, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdptrs;psizes;ucount;pprefetchLocs;pprefetchLocIdxs;unumPrefetchLocs;uflags;phStream;", (int)cubind_result, (uintptr_t)dptrs, (uintptr_t)sizes, (unsigned long long)count, (uintptr_t)prefetchLocs, (uintptr_t)prefetchLocIdxs, (unsigned long long)numPrefetchLocs, (unsigned long long)flags, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -14278,23 +13115,15 @@ static CUresult call_cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_r
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
-    cubind_result = call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 205), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
-        cubind__trace_unsigned(&cubind_call, "dataSize", (unsigned long long)dataSize);
-        cubind__trace_enum(&cubind_call, "attribute", trace_enum_19((long long)attribute), (long long)attribute);
-        cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 205, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdata;udataSize;e19:attribute;udevPtr;ucount;", (int)cubind_result, (uintptr_t)data, (unsigned long long)dataSize, (long long)attribute, (unsigned long long)devPtr, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -14334,24 +13163,15 @@ static CUresult call_cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUm
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    cubind_result = call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 206), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
-        cubind__trace_pointer(&cubind_call, "dataSizes", (uintptr_t)dataSizes);
-        cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
-        cubind__trace_unsigned(&cubind_call, "numAttributes", (unsigned long long)numAttributes);
-        cubind__trace_unsigned(&cubind_call, "devPtr", (unsigned long long)devPtr);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 206, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdata;pdataSizes;pattributes;unumAttributes;udevPtr;ucount;", (int)cubind_result, (uintptr_t)data, (uintptr_t)dataSizes, (uintptr_t)attributes, (unsigned long long)numAttributes, (unsigned long long)devPtr, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -14391,21 +13211,15 @@ static CUresult call_cuPointerSetAttribute(const void *value, CUpointer_attribut
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuPointerSetAttribute(value, attribute, ptr);
-    cubind_result = call_cuPointerSetAttribute(value, attribute, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 207), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_enum(&cubind_call, "attribute", trace_enum_17((long long)attribute), (long long)attribute);
-        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuPointerSetAttribute(value, attribute, ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 207, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pvalue;e17:attribute;uptr;", (int)cubind_result, (uintptr_t)value, (long long)attribute, (unsigned long long)ptr);
     return cubind_result;
 }
 
@@ -14445,22 +13259,15 @@ static CUresult call_cuPointerGetAttributes(unsigned int numAttributes, CUpointe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
-    cubind_result = call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 208), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "numAttributes", (unsigned long long)numAttributes);
-        cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
-        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
-        cubind__trace_unsigned(&cubind_call, "ptr", (unsigned long long)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 208, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;unumAttributes;pattributes;pdata;uptr;", (int)cubind_result, (unsigned long long)numAttributes, (uintptr_t)attributes, (uintptr_t)data, (unsigned long long)ptr);
     return cubind_result;
 }
 
@@ -14500,20 +13307,15 @@ static CUresult call_cuStreamCreate(CUstream *phStream, unsigned int Flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamCreate(phStream, Flags);
-    cubind_result = call_cuStreamCreate(phStream, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 209), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamCreate(phStream, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 209, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphStream;uFlags;", (int)cubind_result, (uintptr_t)phStream, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -14553,21 +13355,15 @@ static CUresult call_cuStreamCreateWithPriority(CUstream *phStream, unsigned int
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamCreateWithPriority(phStream, flags, priority);
-    cubind_result = call_cuStreamCreateWithPriority(phStream, flags, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 210), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_signed(&cubind_call, "priority", (long long)priority);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamCreateWithPriority(phStream, flags, priority);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 210, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphStream;uflags;ipriority;", (int)cubind_result, (uintptr_t)phStream, (unsigned long long)flags, (long long)priority);
     return cubind_result;
 }
 
@@ -14607,20 +13403,15 @@ static CUresult call_cuStreamGetPriority(CUstream hStream, int *priority)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamGetPriority(CUstream hStream, int *priority)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamGetPriority(hStream, priority);
-    cubind_result = call_cuStreamGetPriority(hStream, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 211), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "priority", (uintptr_t)priority);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamGetPriority(hStream, priority);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 211, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;ppriority;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)priority);
     return cubind_result;
 }
 
@@ -14660,20 +13451,15 @@ static CUresult call_cuStreamGetDevice(CUstream hStream, CUdevice *device)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamGetDevice(CUstream hStream, CUdevice *device)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamGetDevice(hStream, device);
-    cubind_result = call_cuStreamGetDevice(hStream, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 212), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamGetDevice(hStream, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 212, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;pdevice;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)device);
     return cubind_result;
 }
 
@@ -14713,20 +13499,15 @@ static CUresult call_cuStreamGetFlags(CUstream hStream, unsigned int *flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamGetFlags(hStream, flags);
-    cubind_result = call_cuStreamGetFlags(hStream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 213), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamGetFlags(hStream, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 213, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;pflags;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)flags);
     return cubind_result;
 }
 
@@ -14766,20 +13547,15 @@ static CUresult call_cuStreamGetId(CUstream hStream, unsigned long long *streamI
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamGetId(hStream, streamId);
-    cubind_result = call_cuStreamGetId(hStream, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 214), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamGetId(hStream, streamId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 214, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;pstreamId;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)streamId);
     return cubind_result;
 }
 
@@ -14819,20 +13595,15 @@ static CUresult call_cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamGetCtx(hStream, pctx);
-    cubind_result = call_cuStreamGetCtx(hStream, pctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 215), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "pctx", (uintptr_t)pctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamGetCtx(hStream, pctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 215, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;ppctx;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)pctx);
     return cubind_result;
 }
 
@@ -14872,21 +13643,15 @@ static CUresult call_cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgree
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
-    cubind_result = call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 216), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "pCtx", (uintptr_t)pCtx);
-        cubind__trace_pointer(&cubind_call, "pGreenCtx", (uintptr_t)pGreenCtx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 216, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;ppCtx;ppGreenCtx;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)pCtx, (uintptr_t)pGreenCtx);
     return cubind_result;
 }
 
@@ -14926,21 +13691,15 @@ static CUresult call_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigne
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamWaitEvent(hStream, hEvent, Flags);
-    cubind_result = call_cuStreamWaitEvent(hStream, hEvent, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 217), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamWaitEvent(hStream, hEvent, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 217, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;phEvent;uFlags;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)hEvent, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -14980,22 +13739,15 @@ static CUresult call_cuStreamAddCallback(CUstream hStream, CUstreamCallback call
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamAddCallback(hStream, callback, userData, flags);
-    cubind_result = call_cuStreamAddCallback(hStream, callback, userData, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 218), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
-        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamAddCallback(hStream, callback, userData, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 218, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;pcallback;puserData;uflags;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)callback, (uintptr_t)userData, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -15035,20 +13787,15 @@ static CUresult call_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamBeginCapture_v2(hStream, mode);
-    cubind_result = call_cuStreamBeginCapture_v2(hStream, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 219), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamBeginCapture_v2(hStream, mode);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 219, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;e20:mode;", (int)cubind_result, (uintptr_t)hStream, (long long)mode);
     return cubind_result;
 }
 
@@ -15088,24 +13835,15 @@ static CUresult call_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGrap
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-    cubind_result = call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 220), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_20((long long)mode), (long long)mode);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 220, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;phGraph;pdependencies;pdependencyData;unumDependencies;e20:mode;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)hGraph, (uintptr_t)dependencies, (uintptr_t)dependencyData, (unsigned long long)numDependencies, (long long)mode);
     return cubind_result;
 }
 
@@ -15145,19 +13883,15 @@ static CUresult call_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuThreadExchangeStreamCaptureMode(mode);
-    cubind_result = call_cuThreadExchangeStreamCaptureMode(mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 221), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuThreadExchangeStreamCaptureMode(mode);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 221, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmode;", (int)cubind_result, (uintptr_t)mode);
     return cubind_result;
 }
 
@@ -15197,20 +13931,15 @@ static CUresult call_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamEndCapture(hStream, phGraph);
-    cubind_result = call_cuStreamEndCapture(hStream, phGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 222), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamEndCapture(hStream, phGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 222, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;pphGraph;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)phGraph);
     return cubind_result;
 }
 
@@ -15250,20 +13979,15 @@ static CUresult call_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamIsCapturing(hStream, captureStatus);
-    cubind_result = call_cuStreamIsCapturing(hStream, captureStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 223), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "captureStatus", (uintptr_t)captureStatus);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamIsCapturing(hStream, captureStatus);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 223, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;pcaptureStatus;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)captureStatus);
     return cubind_result;
 }
 
@@ -15303,25 +14027,15 @@ static CUresult call_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCapture
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    cubind_result = call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 224), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "captureStatus_out", (uintptr_t)captureStatus_out);
-        cubind__trace_pointer(&cubind_call, "id_out", (uintptr_t)id_out);
-        cubind__trace_pointer(&cubind_call, "graph_out", (uintptr_t)graph_out);
-        cubind__trace_pointer(&cubind_call, "dependencies_out", (uintptr_t)dependencies_out);
-        cubind__trace_pointer(&cubind_call, "edgeData_out", (uintptr_t)edgeData_out);
-        cubind__trace_pointer(&cubind_call, "numDependencies_out", (uintptr_t)numDependencies_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 224, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;pcaptureStatus_out;pid_out;pgraph_out;pdependencies_out;pedgeData_out;pnumDependencies_out;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)captureStatus_out, (uintptr_t)id_out, (uintptr_t)graph_out, (uintptr_t)dependencies_out, (uintptr_t)edgeData_out, (uintptr_t)numDependencies_out);
     return cubind_result;
 }
 
@@ -15361,23 +14075,15 @@ static CUresult call_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
-    cubind_result = call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 225), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 225, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;pdependencies;pdependencyData;unumDependencies;uflags;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)dependencies, (uintptr_t)dependencyData, (unsigned long long)numDependencies, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -15417,22 +14123,15 @@ static CUresult call_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
-    cubind_result = call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 226), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
-        cubind__trace_unsigned(&cubind_call, "length", (unsigned long long)length);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 226, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;udptr;ulength;uflags;", (int)cubind_result, (uintptr_t)hStream, (unsigned long long)dptr, (unsigned long long)length, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -15472,19 +14171,15 @@ static CUresult call_cuStreamQuery(CUstream hStream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamQuery(CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamQuery(hStream);
-    cubind_result = call_cuStreamQuery(hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 227), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamQuery(hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 227, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;", (int)cubind_result, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -15524,19 +14219,15 @@ static CUresult call_cuStreamSynchronize(CUstream hStream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamSynchronize(CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamSynchronize(hStream);
-    cubind_result = call_cuStreamSynchronize(hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 228), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamSynchronize(hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 228, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;", (int)cubind_result, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -15576,19 +14267,15 @@ static CUresult call_cuStreamDestroy_v2(CUstream hStream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamDestroy_v2(CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamDestroy_v2(hStream);
-    cubind_result = call_cuStreamDestroy_v2(hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 229), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamDestroy_v2(hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 229, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;", (int)cubind_result, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -15628,20 +14315,15 @@ static CUresult call_cuStreamCopyAttributes(CUstream dst, CUstream src)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamCopyAttributes(CUstream dst, CUstream src)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamCopyAttributes(dst, src);
-    cubind_result = call_cuStreamCopyAttributes(dst, src);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 230), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamCopyAttributes(dst, src);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 230, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdst;psrc;", (int)cubind_result, (uintptr_t)dst, (uintptr_t)src);
     return cubind_result;
 }
 
@@ -15681,21 +14363,15 @@ static CUresult call_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamGetAttribute(hStream, attr, value_out);
-    cubind_result = call_cuStreamGetAttribute(hStream, attr, value_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 231), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamGetAttribute(hStream, attr, value_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 231, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;e21:attr;pvalue_out;", (int)cubind_result, (uintptr_t)hStream, (long long)attr, (uintptr_t)value_out);
     return cubind_result;
 }
 
@@ -15735,21 +14411,15 @@ static CUresult call_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamSetAttribute(hStream, attr, value);
-    cubind_result = call_cuStreamSetAttribute(hStream, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 232), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamSetAttribute(hStream, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 232, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;e21:attr;pvalue;", (int)cubind_result, (uintptr_t)hStream, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -15789,20 +14459,15 @@ static CUresult call_cuEventCreate(CUevent *phEvent, unsigned int Flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuEventCreate(phEvent, Flags);
-    cubind_result = call_cuEventCreate(phEvent, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 233), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phEvent", (uintptr_t)phEvent);
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuEventCreate(phEvent, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 233, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphEvent;uFlags;", (int)cubind_result, (uintptr_t)phEvent, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -15842,20 +14507,15 @@ static CUresult call_cuEventRecord(CUevent hEvent, CUstream hStream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuEventRecord(CUevent hEvent, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuEventRecord(hEvent, hStream);
-    cubind_result = call_cuEventRecord(hEvent, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 234), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuEventRecord(hEvent, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 234, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phEvent;phStream;", (int)cubind_result, (uintptr_t)hEvent, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -15895,21 +14555,15 @@ static CUresult call_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, un
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuEventRecordWithFlags(hEvent, hStream, flags);
-    cubind_result = call_cuEventRecordWithFlags(hEvent, hStream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 235), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuEventRecordWithFlags(hEvent, hStream, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 235, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phEvent;phStream;uflags;", (int)cubind_result, (uintptr_t)hEvent, (uintptr_t)hStream, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -15949,19 +14603,15 @@ static CUresult call_cuEventQuery(CUevent hEvent)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuEventQuery(CUevent hEvent)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuEventQuery(hEvent);
-    cubind_result = call_cuEventQuery(hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 236), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuEventQuery(hEvent);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 236, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phEvent;", (int)cubind_result, (uintptr_t)hEvent);
     return cubind_result;
 }
 
@@ -16001,19 +14651,15 @@ static CUresult call_cuEventSynchronize(CUevent hEvent)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuEventSynchronize(CUevent hEvent)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuEventSynchronize(hEvent);
-    cubind_result = call_cuEventSynchronize(hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 237), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuEventSynchronize(hEvent);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 237, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phEvent;", (int)cubind_result, (uintptr_t)hEvent);
     return cubind_result;
 }
 
@@ -16053,19 +14699,15 @@ static CUresult call_cuEventDestroy_v2(CUevent hEvent)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuEventDestroy_v2(CUevent hEvent)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuEventDestroy_v2(hEvent);
-    cubind_result = call_cuEventDestroy_v2(hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 238), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuEventDestroy_v2(hEvent);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 238, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phEvent;", (int)cubind_result, (uintptr_t)hEvent);
     return cubind_result;
 }
 
@@ -16105,21 +14747,15 @@ static CUresult call_cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
-    cubind_result = call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 239), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pMilliseconds", (uintptr_t)pMilliseconds);
-        cubind__trace_pointer(&cubind_call, "hStart", (uintptr_t)hStart);
-        cubind__trace_pointer(&cubind_call, "hEnd", (uintptr_t)hEnd);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 239, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppMilliseconds;phStart;phEnd;", (int)cubind_result, (uintptr_t)pMilliseconds, (uintptr_t)hStart, (uintptr_t)hEnd);
     return cubind_result;
 }
 
@@ -16159,20 +14795,15 @@ static CUresult call_cuImportExternalMemory(CUexternalMemory *extMem_out, const 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuImportExternalMemory(extMem_out, memHandleDesc);
-    cubind_result = call_cuImportExternalMemory(extMem_out, memHandleDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 240), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extMem_out", (uintptr_t)extMem_out);
-        cubind__trace_pointer(&cubind_call, "memHandleDesc", (uintptr_t)memHandleDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuImportExternalMemory(extMem_out, memHandleDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 240, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pextMem_out;pmemHandleDesc;", (int)cubind_result, (uintptr_t)extMem_out, (uintptr_t)memHandleDesc);
     return cubind_result;
 }
 
@@ -16212,21 +14843,15 @@ static CUresult call_cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexte
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
-    cubind_result = call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 241), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
-        cubind__trace_pointer(&cubind_call, "bufferDesc", (uintptr_t)bufferDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 241, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;pextMem;pbufferDesc;", (int)cubind_result, (uintptr_t)devPtr, (uintptr_t)extMem, (uintptr_t)bufferDesc);
     return cubind_result;
 }
 
@@ -16266,21 +14891,15 @@ static CUresult call_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *m
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
-    cubind_result = call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 242), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
-        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
-        cubind__trace_pointer(&cubind_call, "mipmapDesc", (uintptr_t)mipmapDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 242, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pmipmap;pextMem;pmipmapDesc;", (int)cubind_result, (uintptr_t)mipmap, (uintptr_t)extMem, (uintptr_t)mipmapDesc);
     return cubind_result;
 }
 
@@ -16320,19 +14939,15 @@ static CUresult call_cuDestroyExternalMemory(CUexternalMemory extMem)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDestroyExternalMemory(CUexternalMemory extMem)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDestroyExternalMemory(extMem);
-    cubind_result = call_cuDestroyExternalMemory(extMem);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 243), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDestroyExternalMemory(extMem);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 243, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pextMem;", (int)cubind_result, (uintptr_t)extMem);
     return cubind_result;
 }
 
@@ -16372,20 +14987,15 @@ static CUresult call_cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
-    cubind_result = call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 244), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extSem_out", (uintptr_t)extSem_out);
-        cubind__trace_pointer(&cubind_call, "semHandleDesc", (uintptr_t)semHandleDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 244, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pextSem_out;psemHandleDesc;", (int)cubind_result, (uintptr_t)extSem_out, (uintptr_t)semHandleDesc);
     return cubind_result;
 }
 
@@ -16425,22 +15035,15 @@ static CUresult call_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    cubind_result = call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 245), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
-        cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
-        cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 245, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pextSemArray;pparamsArray;unumExtSems;pstream;", (int)cubind_result, (uintptr_t)extSemArray, (uintptr_t)paramsArray, (unsigned long long)numExtSems, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -16480,22 +15083,15 @@ static CUresult call_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *ex
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    cubind_result = call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 246), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
-        cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
-        cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 246, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pextSemArray;pparamsArray;unumExtSems;pstream;", (int)cubind_result, (uintptr_t)extSemArray, (uintptr_t)paramsArray, (unsigned long long)numExtSems, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -16535,19 +15131,15 @@ static CUresult call_cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDestroyExternalSemaphore(extSem);
-    cubind_result = call_cuDestroyExternalSemaphore(extSem);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 247), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extSem", (uintptr_t)extSem);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDestroyExternalSemaphore(extSem);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 247, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pextSem;", (int)cubind_result, (uintptr_t)extSem);
     return cubind_result;
 }
 
@@ -16587,22 +15179,15 @@ static CUresult call_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamWaitValue32_v2(stream, addr, value, flags);
-    cubind_result = call_cuStreamWaitValue32_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 248), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
-        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamWaitValue32_v2(stream, addr, value, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 248, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pstream;uaddr;uvalue;uflags;", (int)cubind_result, (uintptr_t)stream, (unsigned long long)addr, (unsigned long long)value, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -16642,22 +15227,15 @@ static CUresult call_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamWaitValue64_v2(stream, addr, value, flags);
-    cubind_result = call_cuStreamWaitValue64_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 249), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
-        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamWaitValue64_v2(stream, addr, value, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 249, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pstream;uaddr;uvalue;uflags;", (int)cubind_result, (uintptr_t)stream, (unsigned long long)addr, (unsigned long long)value, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -16697,22 +15275,15 @@ static CUresult call_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamWriteValue32_v2(stream, addr, value, flags);
-    cubind_result = call_cuStreamWriteValue32_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 250), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
-        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamWriteValue32_v2(stream, addr, value, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 250, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pstream;uaddr;uvalue;uflags;", (int)cubind_result, (uintptr_t)stream, (unsigned long long)addr, (unsigned long long)value, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -16752,22 +15323,15 @@ static CUresult call_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamWriteValue64_v2(stream, addr, value, flags);
-    cubind_result = call_cuStreamWriteValue64_v2(stream, addr, value, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 251), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_unsigned(&cubind_call, "addr", (unsigned long long)addr);
-        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamWriteValue64_v2(stream, addr, value, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 251, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pstream;uaddr;uvalue;uflags;", (int)cubind_result, (uintptr_t)stream, (unsigned long long)addr, (unsigned long long)value, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -16807,22 +15371,15 @@ static CUresult call_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
-    cubind_result = call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 252), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "paramArray", (uintptr_t)paramArray);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 252, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pstream;ucount;pparamArray;uflags;", (int)cubind_result, (uintptr_t)stream, (unsigned long long)count, (uintptr_t)paramArray, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -16862,21 +15419,15 @@ static CUresult call_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CU
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFuncGetAttribute(pi, attrib, hfunc);
-    cubind_result = call_cuFuncGetAttribute(pi, attrib, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 253), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pi", (uintptr_t)pi);
-        cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFuncGetAttribute(pi, attrib, hfunc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 253, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppi;e10:attrib;phfunc;", (int)cubind_result, (uintptr_t)pi, (long long)attrib, (uintptr_t)hfunc);
     return cubind_result;
 }
 
@@ -16916,21 +15467,15 @@ static CUresult call_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute a
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFuncSetAttribute(hfunc, attrib, value);
-    cubind_result = call_cuFuncSetAttribute(hfunc, attrib, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 254), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_enum(&cubind_call, "attrib", trace_enum_10((long long)attrib), (long long)attrib);
-        cubind__trace_signed(&cubind_call, "value", (long long)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFuncSetAttribute(hfunc, attrib, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 254, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phfunc;e10:attrib;ivalue;", (int)cubind_result, (uintptr_t)hfunc, (long long)attrib, (long long)value);
     return cubind_result;
 }
 
@@ -16970,20 +15515,15 @@ static CUresult call_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFuncSetCacheConfig(hfunc, config);
-    cubind_result = call_cuFuncSetCacheConfig(hfunc, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 255), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_enum(&cubind_call, "config", trace_enum_7((long long)config), (long long)config);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFuncSetCacheConfig(hfunc, config);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 255, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phfunc;e7:config;", (int)cubind_result, (uintptr_t)hfunc, (long long)config);
     return cubind_result;
 }
 
@@ -17023,20 +15563,15 @@ static CUresult call_cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFuncGetModule(hmod, hfunc);
-    cubind_result = call_cuFuncGetModule(hmod, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 256), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hmod", (uintptr_t)hmod);
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFuncGetModule(hmod, hfunc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 256, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phmod;phfunc;", (int)cubind_result, (uintptr_t)hmod, (uintptr_t)hfunc);
     return cubind_result;
 }
 
@@ -17076,20 +15611,15 @@ static CUresult call_cuFuncGetName(const char **name, CUfunction hfunc)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFuncGetName(const char **name, CUfunction hfunc)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFuncGetName(name, hfunc);
-    cubind_result = call_cuFuncGetName(name, hfunc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 257), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFuncGetName(name, hfunc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 257, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pname;phfunc;", (int)cubind_result, (uintptr_t)name, (uintptr_t)hfunc);
     return cubind_result;
 }
 
@@ -17129,22 +15659,15 @@ static CUresult call_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
-    cubind_result = call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 258), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_unsigned(&cubind_call, "paramIndex", (unsigned long long)paramIndex);
-        cubind__trace_pointer(&cubind_call, "paramOffset", (uintptr_t)paramOffset);
-        cubind__trace_pointer(&cubind_call, "paramSize", (uintptr_t)paramSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 258, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pfunc;uparamIndex;pparamOffset;pparamSize;", (int)cubind_result, (uintptr_t)func, (unsigned long long)paramIndex, (uintptr_t)paramOffset, (uintptr_t)paramSize);
     return cubind_result;
 }
 
@@ -17184,20 +15707,15 @@ static CUresult call_cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction fu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFuncIsLoaded(state, function);
-    cubind_result = call_cuFuncIsLoaded(state, function);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 259), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
-        cubind__trace_pointer(&cubind_call, "function", (uintptr_t)function);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFuncIsLoaded(state, function);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 259, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pstate;pfunction;", (int)cubind_result, (uintptr_t)state, (uintptr_t)function);
     return cubind_result;
 }
 
@@ -17237,19 +15755,15 @@ static CUresult call_cuFuncLoad(CUfunction function)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFuncLoad(CUfunction function)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFuncLoad(function);
-    cubind_result = call_cuFuncLoad(function);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 260), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "function", (uintptr_t)function);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFuncLoad(function);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 260, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pfunction;", (int)cubind_result, (uintptr_t)function);
     return cubind_result;
 }
 
@@ -17289,29 +15803,15 @@ static CUresult call_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigne
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    cubind_result = call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 261), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
-        cubind__trace_unsigned(&cubind_call, "gridDimX", (unsigned long long)gridDimX);
-        cubind__trace_unsigned(&cubind_call, "gridDimY", (unsigned long long)gridDimY);
-        cubind__trace_unsigned(&cubind_call, "gridDimZ", (unsigned long long)gridDimZ);
-        cubind__trace_unsigned(&cubind_call, "blockDimX", (unsigned long long)blockDimX);
-        cubind__trace_unsigned(&cubind_call, "blockDimY", (unsigned long long)blockDimY);
-        cubind__trace_unsigned(&cubind_call, "blockDimZ", (unsigned long long)blockDimZ);
-        cubind__trace_unsigned(&cubind_call, "sharedMemBytes", (unsigned long long)sharedMemBytes);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "kernelParams", (uintptr_t)kernelParams);
-        cubind__trace_pointer(&cubind_call, "extra", (uintptr_t)extra);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 261, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pf;ugridDimX;ugridDimY;ugridDimZ;ublockDimX;ublockDimY;ublockDimZ;usharedMemBytes;phStream;pkernelParams;pextra;", (int)cubind_result, (uintptr_t)f, (unsigned long long)gridDimX, (unsigned long long)gridDimY, (unsigned long long)gridDimZ, (unsigned long long)blockDimX, (unsigned long long)blockDimY, (unsigned long long)blockDimZ, (unsigned long long)sharedMemBytes, (uintptr_t)hStream, (uintptr_t)kernelParams, (uintptr_t)extra);
     return cubind_result;
 }
 
@@ -17351,22 +15851,15 @@ static CUresult call_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLaunchKernelEx(config, f, kernelParams, extra);
-    cubind_result = call_cuLaunchKernelEx(config, f, kernelParams, extra);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 262), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
-        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
-        cubind__trace_pointer(&cubind_call, "kernelParams", (uintptr_t)kernelParams);
-        cubind__trace_pointer(&cubind_call, "extra", (uintptr_t)extra);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLaunchKernelEx(config, f, kernelParams, extra);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 262, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pconfig;pf;pkernelParams;pextra;", (int)cubind_result, (uintptr_t)config, (uintptr_t)f, (uintptr_t)kernelParams, (uintptr_t)extra);
     return cubind_result;
 }
 
@@ -17406,28 +15899,15 @@ static CUresult call_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    cubind_result = call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 263), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
-        cubind__trace_unsigned(&cubind_call, "gridDimX", (unsigned long long)gridDimX);
-        cubind__trace_unsigned(&cubind_call, "gridDimY", (unsigned long long)gridDimY);
-        cubind__trace_unsigned(&cubind_call, "gridDimZ", (unsigned long long)gridDimZ);
-        cubind__trace_unsigned(&cubind_call, "blockDimX", (unsigned long long)blockDimX);
-        cubind__trace_unsigned(&cubind_call, "blockDimY", (unsigned long long)blockDimY);
-        cubind__trace_unsigned(&cubind_call, "blockDimZ", (unsigned long long)blockDimZ);
-        cubind__trace_unsigned(&cubind_call, "sharedMemBytes", (unsigned long long)sharedMemBytes);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "kernelParams", (uintptr_t)kernelParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 263, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pf;ugridDimX;ugridDimY;ugridDimZ;ublockDimX;ublockDimY;ublockDimZ;usharedMemBytes;phStream;pkernelParams;", (int)cubind_result, (uintptr_t)f, (unsigned long long)gridDimX, (unsigned long long)gridDimY, (unsigned long long)gridDimZ, (unsigned long long)blockDimX, (unsigned long long)blockDimY, (unsigned long long)blockDimZ, (unsigned long long)sharedMemBytes, (uintptr_t)hStream, (uintptr_t)kernelParams);
     return cubind_result;
 }
 
@@ -17467,21 +15947,15 @@ static CUresult call_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *la
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
-    cubind_result = call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 264), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "launchParamsList", (uintptr_t)launchParamsList);
-        cubind__trace_unsigned(&cubind_call, "numDevices", (unsigned long long)numDevices);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 264, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;plaunchParamsList;unumDevices;uflags;", (int)cubind_result, (uintptr_t)launchParamsList, (unsigned long long)numDevices, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -17521,21 +15995,15 @@ static CUresult call_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userD
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLaunchHostFunc(hStream, fn, userData);
-    cubind_result = call_cuLaunchHostFunc(hStream, fn, userData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 265), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "fn", (uintptr_t)fn);
-        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLaunchHostFunc(hStream, fn, userData);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 265, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;pfn;puserData;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)fn, (uintptr_t)userData);
     return cubind_result;
 }
 
@@ -17575,22 +16043,15 @@ static CUresult call_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFuncSetBlockShape(hfunc, x, y, z);
-    cubind_result = call_cuFuncSetBlockShape(hfunc, x, y, z);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 266), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_signed(&cubind_call, "x", (long long)x);
-        cubind__trace_signed(&cubind_call, "y", (long long)y);
-        cubind__trace_signed(&cubind_call, "z", (long long)z);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFuncSetBlockShape(hfunc, x, y, z);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 266, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phfunc;ix;iy;iz;", (int)cubind_result, (uintptr_t)hfunc, (long long)x, (long long)y, (long long)z);
     return cubind_result;
 }
 
@@ -17630,20 +16091,15 @@ static CUresult call_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFuncSetSharedSize(hfunc, bytes);
-    cubind_result = call_cuFuncSetSharedSize(hfunc, bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 267), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_unsigned(&cubind_call, "bytes", (unsigned long long)bytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFuncSetSharedSize(hfunc, bytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 267, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phfunc;ubytes;", (int)cubind_result, (uintptr_t)hfunc, (unsigned long long)bytes);
     return cubind_result;
 }
 
@@ -17683,20 +16139,15 @@ static CUresult call_cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuParamSetSize(hfunc, numbytes);
-    cubind_result = call_cuParamSetSize(hfunc, numbytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 268), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_unsigned(&cubind_call, "numbytes", (unsigned long long)numbytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuParamSetSize(hfunc, numbytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 268, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phfunc;unumbytes;", (int)cubind_result, (uintptr_t)hfunc, (unsigned long long)numbytes);
     return cubind_result;
 }
 
@@ -17736,21 +16187,15 @@ static CUresult call_cuParamSeti(CUfunction hfunc, int offset, unsigned int valu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuParamSeti(hfunc, offset, value);
-    cubind_result = call_cuParamSeti(hfunc, offset, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 269), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_signed(&cubind_call, "offset", (long long)offset);
-        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuParamSeti(hfunc, offset, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 269, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phfunc;ioffset;uvalue;", (int)cubind_result, (uintptr_t)hfunc, (long long)offset, (unsigned long long)value);
     return cubind_result;
 }
 
@@ -17790,21 +16235,15 @@ static CUresult call_cuParamSetf(CUfunction hfunc, int offset, float value)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuParamSetf(CUfunction hfunc, int offset, float value)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuParamSetf(hfunc, offset, value);
-    cubind_result = call_cuParamSetf(hfunc, offset, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 270), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_signed(&cubind_call, "offset", (long long)offset);
-        cubind__trace_floating(&cubind_call, "value", (double)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuParamSetf(hfunc, offset, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 270, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phfunc;ioffset;fvalue;", (int)cubind_result, (uintptr_t)hfunc, (long long)offset, (double)value);
     return cubind_result;
 }
 
@@ -17844,22 +16283,15 @@ static CUresult call_cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsign
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuParamSetv(hfunc, offset, ptr, numbytes);
-    cubind_result = call_cuParamSetv(hfunc, offset, ptr, numbytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 271), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_signed(&cubind_call, "offset", (long long)offset);
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_unsigned(&cubind_call, "numbytes", (unsigned long long)numbytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuParamSetv(hfunc, offset, ptr, numbytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 271, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phfunc;ioffset;pptr;unumbytes;", (int)cubind_result, (uintptr_t)hfunc, (long long)offset, (uintptr_t)ptr, (unsigned long long)numbytes);
     return cubind_result;
 }
 
@@ -17899,19 +16331,15 @@ static CUresult call_cuLaunch(CUfunction f)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLaunch(CUfunction f)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLaunch(f);
-    cubind_result = call_cuLaunch(f);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 272), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLaunch(f);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 272, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pf;", (int)cubind_result, (uintptr_t)f);
     return cubind_result;
 }
 
@@ -17951,21 +16379,15 @@ static CUresult call_cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLaunchGrid(f, grid_width, grid_height);
-    cubind_result = call_cuLaunchGrid(f, grid_width, grid_height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 273), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
-        cubind__trace_signed(&cubind_call, "grid_width", (long long)grid_width);
-        cubind__trace_signed(&cubind_call, "grid_height", (long long)grid_height);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLaunchGrid(f, grid_width, grid_height);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 273, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pf;igrid_width;igrid_height;", (int)cubind_result, (uintptr_t)f, (long long)grid_width, (long long)grid_height);
     return cubind_result;
 }
 
@@ -18005,22 +16427,15 @@ static CUresult call_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_he
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
-    cubind_result = call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 274), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "f", (uintptr_t)f);
-        cubind__trace_signed(&cubind_call, "grid_width", (long long)grid_width);
-        cubind__trace_signed(&cubind_call, "grid_height", (long long)grid_height);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 274, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pf;igrid_width;igrid_height;phStream;", (int)cubind_result, (uintptr_t)f, (long long)grid_width, (long long)grid_height, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -18060,21 +16475,15 @@ static CUresult call_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hT
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuParamSetTexRef(hfunc, texunit, hTexRef);
-    cubind_result = call_cuParamSetTexRef(hfunc, texunit, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 275), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_signed(&cubind_call, "texunit", (long long)texunit);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuParamSetTexRef(hfunc, texunit, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 275, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phfunc;itexunit;phTexRef;", (int)cubind_result, (uintptr_t)hfunc, (long long)texunit, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -18114,20 +16523,15 @@ static CUresult call_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuFuncSetSharedMemConfig(hfunc, config);
-    cubind_result = call_cuFuncSetSharedMemConfig(hfunc, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 276), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hfunc", (uintptr_t)hfunc);
-        cubind__trace_enum(&cubind_call, "config", trace_enum_8((long long)config), (long long)config);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuFuncSetSharedMemConfig(hfunc, config);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 276, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phfunc;e8:config;", (int)cubind_result, (uintptr_t)hfunc, (long long)config);
     return cubind_result;
 }
 
@@ -18167,20 +16571,15 @@ static CUresult call_cuGraphCreate(CUgraph *phGraph, unsigned int flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphCreate(phGraph, flags);
-    cubind_result = call_cuGraphCreate(phGraph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 277), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphCreate(phGraph, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 277, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraph;uflags;", (int)cubind_result, (uintptr_t)phGraph, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -18220,23 +16619,15 @@ static CUresult call_cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph h
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    cubind_result = call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 278), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 278, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pnodeParams;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -18276,20 +16667,15 @@ static CUresult call_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNE
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
-    cubind_result = call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 279), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 279, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -18329,20 +16715,15 @@ static CUresult call_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
-    cubind_result = call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 280), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 280, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -18382,24 +16763,15 @@ static CUresult call_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-    cubind_result = call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 281), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "copyParams", (uintptr_t)copyParams);
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 281, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pcopyParams;pctx;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (uintptr_t)copyParams, (uintptr_t)ctx);
     return cubind_result;
 }
 
@@ -18439,20 +16811,15 @@ static CUresult call_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
-    cubind_result = call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 282), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 282, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -18492,20 +16859,15 @@ static CUresult call_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_ME
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
-    cubind_result = call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 283), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 283, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -18545,24 +16907,15 @@ static CUresult call_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
-    cubind_result = call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 284), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "memsetParams", (uintptr_t)memsetParams);
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 284, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pmemsetParams;pctx;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (uintptr_t)memsetParams, (uintptr_t)ctx);
     return cubind_result;
 }
 
@@ -18602,20 +16955,15 @@ static CUresult call_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_N
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
-    cubind_result = call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 285), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 285, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -18655,20 +17003,15 @@ static CUresult call_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_ME
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
-    cubind_result = call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 286), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 286, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -18708,23 +17051,15 @@ static CUresult call_cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    cubind_result = call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 287), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 287, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pnodeParams;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -18764,20 +17099,15 @@ static CUresult call_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphHostNodeGetParams(hNode, nodeParams);
-    cubind_result = call_cuGraphHostNodeGetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 288), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphHostNodeGetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 288, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -18817,20 +17147,15 @@ static CUresult call_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphHostNodeSetParams(hNode, nodeParams);
-    cubind_result = call_cuGraphHostNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 289), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphHostNodeSetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 289, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -18870,23 +17195,15 @@ static CUresult call_cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-    cubind_result = call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 290), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "childGraph", (uintptr_t)childGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 290, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pchildGraph;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (uintptr_t)childGraph);
     return cubind_result;
 }
 
@@ -18926,20 +17243,15 @@ static CUresult call_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *p
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
-    cubind_result = call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 291), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "phGraph", (uintptr_t)phGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 291, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pphGraph;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)phGraph);
     return cubind_result;
 }
 
@@ -18979,22 +17291,15 @@ static CUresult call_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGrap
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
-    cubind_result = call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 292), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 292, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies);
     return cubind_result;
 }
 
@@ -19034,23 +17339,15 @@ static CUresult call_cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
-    cubind_result = call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 293), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 293, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pevent;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -19090,20 +17387,15 @@ static CUresult call_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
-    cubind_result = call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 294), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 294, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pevent_out;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)event_out);
     return cubind_result;
 }
 
@@ -19143,20 +17435,15 @@ static CUresult call_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent e
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphEventRecordNodeSetEvent(hNode, event);
-    cubind_result = call_cuGraphEventRecordNodeSetEvent(hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 295), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphEventRecordNodeSetEvent(hNode, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 295, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pevent;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -19196,23 +17483,15 @@ static CUresult call_cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph h
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
-    cubind_result = call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 296), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 296, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pevent;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -19252,20 +17531,15 @@ static CUresult call_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *ev
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
-    cubind_result = call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 297), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 297, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pevent_out;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)event_out);
     return cubind_result;
 }
 
@@ -19305,20 +17579,15 @@ static CUresult call_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent eve
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphEventWaitNodeSetEvent(hNode, event);
-    cubind_result = call_cuGraphEventWaitNodeSetEvent(hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 298), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphEventWaitNodeSetEvent(hNode, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 298, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pevent;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -19358,23 +17627,15 @@ static CUresult call_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraph
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    cubind_result = call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 299), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 299, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pnodeParams;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -19414,20 +17675,15 @@ static CUresult call_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hN
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
-    cubind_result = call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 300), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 300, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pparams_out;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)params_out);
     return cubind_result;
 }
 
@@ -19467,20 +17723,15 @@ static CUresult call_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hN
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
-    cubind_result = call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 301), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 301, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -19520,23 +17771,15 @@ static CUresult call_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    cubind_result = call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 302), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 302, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pnodeParams;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -19576,20 +17819,15 @@ static CUresult call_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNod
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
-    cubind_result = call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 303), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 303, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pparams_out;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)params_out);
     return cubind_result;
 }
 
@@ -19629,20 +17867,15 @@ static CUresult call_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNod
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
-    cubind_result = call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 304), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 304, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -19682,23 +17915,15 @@ static CUresult call_cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    cubind_result = call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 305), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 305, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pnodeParams;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -19738,20 +17963,15 @@ static CUresult call_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATC
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
-    cubind_result = call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 306), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams_out", (uintptr_t)nodeParams_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 306, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams_out;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams_out);
     return cubind_result;
 }
 
@@ -19791,20 +18011,15 @@ static CUresult call_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUD
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
-    cubind_result = call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 307), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 307, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -19844,21 +18059,15 @@ static CUresult call_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
-    cubind_result = call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 308), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 308, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -19898,23 +18107,15 @@ static CUresult call_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hG
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    cubind_result = call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 309), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 309, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;pnodeParams;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -19954,20 +18155,15 @@ static CUresult call_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_AL
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphMemAllocNodeGetParams(hNode, params_out);
-    cubind_result = call_cuGraphMemAllocNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 310), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphMemAllocNodeGetParams(hNode, params_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 310, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pparams_out;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)params_out);
     return cubind_result;
 }
 
@@ -20007,23 +18203,15 @@ static CUresult call_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-    cubind_result = call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 311), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 311, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;unumDependencies;udptr;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (unsigned long long)numDependencies, (unsigned long long)dptr);
     return cubind_result;
 }
 
@@ -20063,20 +18251,15 @@ static CUresult call_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
-    cubind_result = call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 312), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "dptr_out", (uintptr_t)dptr_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 312, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pdptr_out;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)dptr_out);
     return cubind_result;
 }
 
@@ -20116,19 +18299,15 @@ static CUresult call_cuDeviceGraphMemTrim(CUdevice device)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGraphMemTrim(CUdevice device)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGraphMemTrim(device);
-    cubind_result = call_cuDeviceGraphMemTrim(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 313), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGraphMemTrim(device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 313, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;idevice;", (int)cubind_result, (long long)device);
     return cubind_result;
 }
 
@@ -20168,21 +18347,15 @@ static CUresult call_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_at
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetGraphMemAttribute(device, attr, value);
-    cubind_result = call_cuDeviceGetGraphMemAttribute(device, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 314), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_22((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetGraphMemAttribute(device, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 314, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;idevice;e22:attr;pvalue;", (int)cubind_result, (long long)device, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -20222,21 +18395,15 @@ static CUresult call_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_at
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceSetGraphMemAttribute(device, attr, value);
-    cubind_result = call_cuDeviceSetGraphMemAttribute(device, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 315), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_22((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceSetGraphMemAttribute(device, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 315, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;idevice;e22:attr;pvalue;", (int)cubind_result, (long long)device, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -20276,20 +18443,15 @@ static CUresult call_cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphClone(phGraphClone, originalGraph);
-    cubind_result = call_cuGraphClone(phGraphClone, originalGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 316), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphClone", (uintptr_t)phGraphClone);
-        cubind__trace_pointer(&cubind_call, "originalGraph", (uintptr_t)originalGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphClone(phGraphClone, originalGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 316, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphClone;poriginalGraph;", (int)cubind_result, (uintptr_t)phGraphClone, (uintptr_t)originalGraph);
     return cubind_result;
 }
 
@@ -20329,21 +18491,15 @@ static CUresult call_cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
-    cubind_result = call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 317), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phNode", (uintptr_t)phNode);
-        cubind__trace_pointer(&cubind_call, "hOriginalNode", (uintptr_t)hOriginalNode);
-        cubind__trace_pointer(&cubind_call, "hClonedGraph", (uintptr_t)hClonedGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 317, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphNode;phOriginalNode;phClonedGraph;", (int)cubind_result, (uintptr_t)phNode, (uintptr_t)hOriginalNode, (uintptr_t)hClonedGraph);
     return cubind_result;
 }
 
@@ -20383,20 +18539,15 @@ static CUresult call_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphNodeGetType(hNode, type);
-    cubind_result = call_cuGraphNodeGetType(hNode, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 318), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "type", (uintptr_t)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphNodeGetType(hNode, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 318, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;ptype;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)type);
     return cubind_result;
 }
 
@@ -20436,21 +18587,15 @@ static CUresult call_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphGetNodes(hGraph, nodes, numNodes);
-    cubind_result = call_cuGraphGetNodes(hGraph, nodes, numNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 319), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "nodes", (uintptr_t)nodes);
-        cubind__trace_pointer(&cubind_call, "numNodes", (uintptr_t)numNodes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphGetNodes(hGraph, nodes, numNodes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 319, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraph;pnodes;pnumNodes;", (int)cubind_result, (uintptr_t)hGraph, (uintptr_t)nodes, (uintptr_t)numNodes);
     return cubind_result;
 }
 
@@ -20490,21 +18635,15 @@ static CUresult call_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
-    cubind_result = call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 320), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "rootNodes", (uintptr_t)rootNodes);
-        cubind__trace_pointer(&cubind_call, "numRootNodes", (uintptr_t)numRootNodes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 320, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraph;prootNodes;pnumRootNodes;", (int)cubind_result, (uintptr_t)hGraph, (uintptr_t)rootNodes, (uintptr_t)numRootNodes);
     return cubind_result;
 }
 
@@ -20544,23 +18683,15 @@ static CUresult call_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
-    cubind_result = call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 321), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
-        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
-        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
-        cubind__trace_pointer(&cubind_call, "numEdges", (uintptr_t)numEdges);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 321, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraph;pfrom;pto;pedgeData;pnumEdges;", (int)cubind_result, (uintptr_t)hGraph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, (uintptr_t)numEdges);
     return cubind_result;
 }
 
@@ -20600,22 +18731,15 @@ static CUresult call_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNod
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
-    cubind_result = call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 322), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
-        cubind__trace_pointer(&cubind_call, "numDependencies", (uintptr_t)numDependencies);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 322, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pdependencies;pedgeData;pnumDependencies;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)dependencies, (uintptr_t)edgeData, (uintptr_t)numDependencies);
     return cubind_result;
 }
 
@@ -20655,22 +18779,15 @@ static CUresult call_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphN
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
-    cubind_result = call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 323), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "dependentNodes", (uintptr_t)dependentNodes);
-        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
-        cubind__trace_pointer(&cubind_call, "numDependentNodes", (uintptr_t)numDependentNodes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 323, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pdependentNodes;pedgeData;pnumDependentNodes;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)dependentNodes, (uintptr_t)edgeData, (uintptr_t)numDependentNodes);
     return cubind_result;
 }
 
@@ -20710,23 +18827,15 @@ static CUresult call_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
-    cubind_result = call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 324), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
-        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
-        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 324, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraph;pfrom;pto;pedgeData;unumDependencies;", (int)cubind_result, (uintptr_t)hGraph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, (unsigned long long)numDependencies);
     return cubind_result;
 }
 
@@ -20766,23 +18875,15 @@ static CUresult call_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphN
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
-    cubind_result = call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 325), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
-        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
-        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 325, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraph;pfrom;pto;pedgeData;unumDependencies;", (int)cubind_result, (uintptr_t)hGraph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, (unsigned long long)numDependencies);
     return cubind_result;
 }
 
@@ -20822,19 +18923,15 @@ static CUresult call_cuGraphDestroyNode(CUgraphNode hNode)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphDestroyNode(CUgraphNode hNode)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphDestroyNode(hNode);
-    cubind_result = call_cuGraphDestroyNode(hNode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 326), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphDestroyNode(hNode);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 326, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;", (int)cubind_result, (uintptr_t)hNode);
     return cubind_result;
 }
 
@@ -20874,21 +18971,15 @@ static CUresult call_cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
-    cubind_result = call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 327), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphExec", (uintptr_t)phGraphExec);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 327, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphExec;phGraph;uflags;", (int)cubind_result, (uintptr_t)phGraphExec, (uintptr_t)hGraph, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -20928,21 +19019,15 @@ static CUresult call_cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
-    cubind_result = call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 328), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphExec", (uintptr_t)phGraphExec);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "instantiateParams", (uintptr_t)instantiateParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 328, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphExec;phGraph;pinstantiateParams;", (int)cubind_result, (uintptr_t)phGraphExec, (uintptr_t)hGraph, (uintptr_t)instantiateParams);
     return cubind_result;
 }
 
@@ -20982,20 +19067,15 @@ static CUresult call_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *fla
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecGetFlags(hGraphExec, flags);
-    cubind_result = call_cuGraphExecGetFlags(hGraphExec, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 329), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecGetFlags(hGraphExec, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 329, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;pflags;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)flags);
     return cubind_result;
 }
 
@@ -21035,21 +19115,15 @@ static CUresult call_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, C
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
-    cubind_result = call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 330), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 330, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -21089,22 +19163,15 @@ static CUresult call_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
-    cubind_result = call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 331), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "copyParams", (uintptr_t)copyParams);
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 331, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pcopyParams;pctx;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)copyParams, (uintptr_t)ctx);
     return cubind_result;
 }
 
@@ -21144,22 +19211,15 @@ static CUresult call_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
-    cubind_result = call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 332), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "memsetParams", (uintptr_t)memsetParams);
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 332, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pmemsetParams;pctx;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)memsetParams, (uintptr_t)ctx);
     return cubind_result;
 }
 
@@ -21199,21 +19259,15 @@ static CUresult call_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgrap
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
-    cubind_result = call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 333), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 333, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -21253,21 +19307,15 @@ static CUresult call_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
-    cubind_result = call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 334), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "childGraph", (uintptr_t)childGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 334, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pchildGraph;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)childGraph);
     return cubind_result;
 }
 
@@ -21307,21 +19355,15 @@ static CUresult call_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-    cubind_result = call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 335), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 335, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pevent;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -21361,21 +19403,15 @@ static CUresult call_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CU
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-    cubind_result = call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 336), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 336, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pevent;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -21415,21 +19451,15 @@ static CUresult call_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
-    cubind_result = call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 337), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 337, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -21469,21 +19499,15 @@ static CUresult call_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
-    cubind_result = call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 338), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 338, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -21523,21 +19547,15 @@ static CUresult call_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode h
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    cubind_result = call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 339), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_unsigned(&cubind_call, "isEnabled", (unsigned long long)isEnabled);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 339, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;uisEnabled;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (unsigned long long)isEnabled);
     return cubind_result;
 }
 
@@ -21577,21 +19595,15 @@ static CUresult call_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode h
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
-    cubind_result = call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 340), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "isEnabled", (uintptr_t)isEnabled);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 340, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pisEnabled;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)isEnabled);
     return cubind_result;
 }
 
@@ -21631,20 +19643,15 @@ static CUresult call_cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphUpload(hGraphExec, hStream);
-    cubind_result = call_cuGraphUpload(hGraphExec, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 341), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphUpload(hGraphExec, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 341, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phStream;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -21684,20 +19691,15 @@ static CUresult call_cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphLaunch(hGraphExec, hStream);
-    cubind_result = call_cuGraphLaunch(hGraphExec, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 342), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphLaunch(hGraphExec, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 342, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phStream;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -21737,19 +19739,15 @@ static CUresult call_cuGraphExecDestroy(CUgraphExec hGraphExec)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecDestroy(hGraphExec);
-    cubind_result = call_cuGraphExecDestroy(hGraphExec);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 343), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecDestroy(hGraphExec);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 343, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;", (int)cubind_result, (uintptr_t)hGraphExec);
     return cubind_result;
 }
 
@@ -21789,19 +19787,15 @@ static CUresult call_cuGraphDestroy(CUgraph hGraph)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphDestroy(CUgraph hGraph)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphDestroy(hGraph);
-    cubind_result = call_cuGraphDestroy(hGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 344), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphDestroy(hGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 344, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraph;", (int)cubind_result, (uintptr_t)hGraph);
     return cubind_result;
 }
 
@@ -21841,21 +19835,15 @@ static CUresult call_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
-    cubind_result = call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 345), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "resultInfo", (uintptr_t)resultInfo);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 345, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phGraph;presultInfo;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hGraph, (uintptr_t)resultInfo);
     return cubind_result;
 }
 
@@ -21895,20 +19883,15 @@ static CUresult call_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNod
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphKernelNodeCopyAttributes(dst, src);
-    cubind_result = call_cuGraphKernelNodeCopyAttributes(dst, src);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 346), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphKernelNodeCopyAttributes(dst, src);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 346, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdst;psrc;", (int)cubind_result, (uintptr_t)dst, (uintptr_t)src);
     return cubind_result;
 }
 
@@ -21948,21 +19931,15 @@ static CUresult call_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
-    cubind_result = call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 347), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 347, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;e21:attr;pvalue_out;", (int)cubind_result, (uintptr_t)hNode, (long long)attr, (uintptr_t)value_out);
     return cubind_result;
 }
 
@@ -22002,21 +19979,15 @@ static CUresult call_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
-    cubind_result = call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 348), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_21((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 348, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;e21:attr;pvalue;", (int)cubind_result, (uintptr_t)hNode, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -22056,21 +20027,15 @@ static CUresult call_cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphDebugDotPrint(hGraph, path, flags);
-    cubind_result = call_cuGraphDebugDotPrint(hGraph, path, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 349), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "path", (uintptr_t)path);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphDebugDotPrint(hGraph, path, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 349, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraph;ppath;uflags;", (int)cubind_result, (uintptr_t)hGraph, (uintptr_t)path, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -22110,23 +20075,15 @@ static CUresult call_cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUh
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
-    cubind_result = call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 350), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "object_out", (uintptr_t)object_out);
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_pointer(&cubind_call, "destroy", (uintptr_t)destroy);
-        cubind__trace_unsigned(&cubind_call, "initialRefcount", (unsigned long long)initialRefcount);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 350, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pobject_out;pptr;pdestroy;uinitialRefcount;uflags;", (int)cubind_result, (uintptr_t)object_out, (uintptr_t)ptr, (uintptr_t)destroy, (unsigned long long)initialRefcount, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -22166,20 +20123,15 @@ static CUresult call_cuUserObjectRetain(CUuserObject object, unsigned int count)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuUserObjectRetain(CUuserObject object, unsigned int count)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuUserObjectRetain(object, count);
-    cubind_result = call_cuUserObjectRetain(object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 351), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuUserObjectRetain(object, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 351, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pobject;ucount;", (int)cubind_result, (uintptr_t)object, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -22219,20 +20171,15 @@ static CUresult call_cuUserObjectRelease(CUuserObject object, unsigned int count
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuUserObjectRelease(CUuserObject object, unsigned int count)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuUserObjectRelease(object, count);
-    cubind_result = call_cuUserObjectRelease(object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 352), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuUserObjectRelease(object, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 352, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pobject;ucount;", (int)cubind_result, (uintptr_t)object, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -22272,22 +20219,15 @@ static CUresult call_cuGraphRetainUserObject(CUgraph graph, CUuserObject object,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphRetainUserObject(graph, object, count, flags);
-    cubind_result = call_cuGraphRetainUserObject(graph, object, count, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 353), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphRetainUserObject(graph, object, count, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 353, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pgraph;pobject;ucount;uflags;", (int)cubind_result, (uintptr_t)graph, (uintptr_t)object, (unsigned long long)count, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -22327,21 +20267,15 @@ static CUresult call_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphReleaseUserObject(graph, object, count);
-    cubind_result = call_cuGraphReleaseUserObject(graph, object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 354), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphReleaseUserObject(graph, object, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 354, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pgraph;pobject;ucount;", (int)cubind_result, (uintptr_t)graph, (uintptr_t)object, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -22381,24 +20315,15 @@ static CUresult call_cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-    cubind_result = call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 355), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phGraphNode", (uintptr_t)phGraphNode);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 355, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphGraphNode;phGraph;pdependencies;pdependencyData;unumDependencies;pnodeParams;", (int)cubind_result, (uintptr_t)phGraphNode, (uintptr_t)hGraph, (uintptr_t)dependencies, (uintptr_t)dependencyData, (unsigned long long)numDependencies, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -22438,20 +20363,15 @@ static CUresult call_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphNodeSetParams(hNode, nodeParams);
-    cubind_result = call_cuGraphNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 356), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphNodeSetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 356, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -22491,21 +20411,15 @@ static CUresult call_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNod
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
-    cubind_result = call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 357), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 357, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -22545,23 +20459,15 @@ static CUresult call_cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pH
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-    cubind_result = call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 358), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pHandle_out", (uintptr_t)pHandle_out);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "ctx", (uintptr_t)ctx);
-        cubind__trace_unsigned(&cubind_call, "defaultLaunchValue", (unsigned long long)defaultLaunchValue);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 358, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppHandle_out;phGraph;pctx;udefaultLaunchValue;uflags;", (int)cubind_result, (uintptr_t)pHandle_out, (uintptr_t)hGraph, (uintptr_t)ctx, (unsigned long long)defaultLaunchValue, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -22601,22 +20507,15 @@ static CUresult call_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    cubind_result = call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 359), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
-        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 359, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;", (int)cubind_result, (uintptr_t)numBlocks, (uintptr_t)func, (long long)blockSize, (unsigned long long)dynamicSMemSize);
     return cubind_result;
 }
 
@@ -22656,23 +20555,15 @@ static CUresult call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    cubind_result = call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 360), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
-        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 360, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;uflags;", (int)cubind_result, (uintptr_t)numBlocks, (uintptr_t)func, (long long)blockSize, (unsigned long long)dynamicSMemSize, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -22712,24 +20603,15 @@ static CUresult call_cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-    cubind_result = call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 361), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "minGridSize", (uintptr_t)minGridSize);
-        cubind__trace_pointer(&cubind_call, "blockSize", (uintptr_t)blockSize);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_pointer(&cubind_call, "blockSizeToDynamicSMemSize", (uintptr_t)blockSizeToDynamicSMemSize);
-        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
-        cubind__trace_signed(&cubind_call, "blockSizeLimit", (long long)blockSizeLimit);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 361, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pminGridSize;pblockSize;pfunc;pblockSizeToDynamicSMemSize;udynamicSMemSize;iblockSizeLimit;", (int)cubind_result, (uintptr_t)minGridSize, (uintptr_t)blockSize, (uintptr_t)func, (uintptr_t)blockSizeToDynamicSMemSize, (unsigned long long)dynamicSMemSize, (long long)blockSizeLimit);
     return cubind_result;
 }
 
@@ -22769,25 +20651,15 @@ static CUresult call_cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-    cubind_result = call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 362), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "minGridSize", (uintptr_t)minGridSize);
-        cubind__trace_pointer(&cubind_call, "blockSize", (uintptr_t)blockSize);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_pointer(&cubind_call, "blockSizeToDynamicSMemSize", (uintptr_t)blockSizeToDynamicSMemSize);
-        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
-        cubind__trace_signed(&cubind_call, "blockSizeLimit", (long long)blockSizeLimit);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 362, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pminGridSize;pblockSize;pfunc;pblockSizeToDynamicSMemSize;udynamicSMemSize;iblockSizeLimit;uflags;", (int)cubind_result, (uintptr_t)minGridSize, (uintptr_t)blockSize, (uintptr_t)func, (uintptr_t)blockSizeToDynamicSMemSize, (unsigned long long)dynamicSMemSize, (long long)blockSizeLimit, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -22827,22 +20699,15 @@ static CUresult call_cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmem
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
-    cubind_result = call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 363), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dynamicSmemSize", (uintptr_t)dynamicSmemSize);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_signed(&cubind_call, "numBlocks", (long long)numBlocks);
-        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 363, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pdynamicSmemSize;pfunc;inumBlocks;iblockSize;", (int)cubind_result, (uintptr_t)dynamicSmemSize, (uintptr_t)func, (long long)numBlocks, (long long)blockSize);
     return cubind_result;
 }
 
@@ -22882,21 +20747,15 @@ static CUresult call_cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
-    cubind_result = call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 364), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "clusterSize", (uintptr_t)clusterSize);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 364, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pclusterSize;pfunc;pconfig;", (int)cubind_result, (uintptr_t)clusterSize, (uintptr_t)func, (uintptr_t)config);
     return cubind_result;
 }
 
@@ -22936,21 +20795,15 @@ static CUresult call_cuOccupancyMaxActiveClusters(int *numClusters, CUfunction f
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuOccupancyMaxActiveClusters(numClusters, func, config);
-    cubind_result = call_cuOccupancyMaxActiveClusters(numClusters, func, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 365), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "numClusters", (uintptr_t)numClusters);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuOccupancyMaxActiveClusters(numClusters, func, config);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 365, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pnumClusters;pfunc;pconfig;", (int)cubind_result, (uintptr_t)numClusters, (uintptr_t)func, (uintptr_t)config);
     return cubind_result;
 }
 
@@ -22990,21 +20843,15 @@ static CUresult call_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetArray(hTexRef, hArray, Flags);
-    cubind_result = call_cuTexRefSetArray(hTexRef, hArray, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 366), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetArray(hTexRef, hArray, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 366, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;phArray;uFlags;", (int)cubind_result, (uintptr_t)hTexRef, (uintptr_t)hArray, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -23044,21 +20891,15 @@ static CUresult call_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
-    cubind_result = call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 367), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_pointer(&cubind_call, "hMipmappedArray", (uintptr_t)hMipmappedArray);
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 367, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;phMipmappedArray;uFlags;", (int)cubind_result, (uintptr_t)hTexRef, (uintptr_t)hMipmappedArray, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -23098,22 +20939,15 @@ static CUresult call_cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
-    cubind_result = call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 368), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ByteOffset", (uintptr_t)ByteOffset);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
-        cubind__trace_unsigned(&cubind_call, "bytes", (unsigned long long)bytes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 368, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pByteOffset;phTexRef;udptr;ubytes;", (int)cubind_result, (uintptr_t)ByteOffset, (uintptr_t)hTexRef, (unsigned long long)dptr, (unsigned long long)bytes);
     return cubind_result;
 }
 
@@ -23153,22 +20987,15 @@ static CUresult call_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
-    cubind_result = call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 369), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
-        cubind__trace_unsigned(&cubind_call, "dptr", (unsigned long long)dptr);
-        cubind__trace_unsigned(&cubind_call, "Pitch", (unsigned long long)Pitch);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 369, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;pdesc;udptr;uPitch;", (int)cubind_result, (uintptr_t)hTexRef, (uintptr_t)desc, (unsigned long long)dptr, (unsigned long long)Pitch);
     return cubind_result;
 }
 
@@ -23208,21 +21035,15 @@ static CUresult call_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
-    cubind_result = call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 370), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_enum(&cubind_call, "fmt", trace_enum_1((long long)fmt), (long long)fmt);
-        cubind__trace_signed(&cubind_call, "NumPackedComponents", (long long)NumPackedComponents);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 370, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;e1:fmt;iNumPackedComponents;", (int)cubind_result, (uintptr_t)hTexRef, (long long)fmt, (long long)NumPackedComponents);
     return cubind_result;
 }
 
@@ -23262,21 +21083,15 @@ static CUresult call_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetAddressMode(hTexRef, dim, am);
-    cubind_result = call_cuTexRefSetAddressMode(hTexRef, dim, am);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 371), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_signed(&cubind_call, "dim", (long long)dim);
-        cubind__trace_enum(&cubind_call, "am", trace_enum_23((long long)am), (long long)am);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetAddressMode(hTexRef, dim, am);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 371, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;idim;e23:am;", (int)cubind_result, (uintptr_t)hTexRef, (long long)dim, (long long)am);
     return cubind_result;
 }
 
@@ -23316,20 +21131,15 @@ static CUresult call_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetFilterMode(hTexRef, fm);
-    cubind_result = call_cuTexRefSetFilterMode(hTexRef, fm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 372), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_enum(&cubind_call, "fm", trace_enum_24((long long)fm), (long long)fm);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetFilterMode(hTexRef, fm);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 372, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;e24:fm;", (int)cubind_result, (uintptr_t)hTexRef, (long long)fm);
     return cubind_result;
 }
 
@@ -23369,20 +21179,15 @@ static CUresult call_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
-    cubind_result = call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 373), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_enum(&cubind_call, "fm", trace_enum_24((long long)fm), (long long)fm);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 373, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;e24:fm;", (int)cubind_result, (uintptr_t)hTexRef, (long long)fm);
     return cubind_result;
 }
 
@@ -23422,20 +21227,15 @@ static CUresult call_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
-    cubind_result = call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 374), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_floating(&cubind_call, "bias", (double)bias);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 374, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;fbias;", (int)cubind_result, (uintptr_t)hTexRef, (double)bias);
     return cubind_result;
 }
 
@@ -23475,21 +21275,15 @@ static CUresult call_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipm
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-    cubind_result = call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 375), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_floating(&cubind_call, "minMipmapLevelClamp", (double)minMipmapLevelClamp);
-        cubind__trace_floating(&cubind_call, "maxMipmapLevelClamp", (double)maxMipmapLevelClamp);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 375, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;fminMipmapLevelClamp;fmaxMipmapLevelClamp;", (int)cubind_result, (uintptr_t)hTexRef, (double)minMipmapLevelClamp, (double)maxMipmapLevelClamp);
     return cubind_result;
 }
 
@@ -23529,20 +21323,15 @@ static CUresult call_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int max
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
-    cubind_result = call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 376), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_unsigned(&cubind_call, "maxAniso", (unsigned long long)maxAniso);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 376, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;umaxAniso;", (int)cubind_result, (uintptr_t)hTexRef, (unsigned long long)maxAniso);
     return cubind_result;
 }
 
@@ -23582,20 +21371,15 @@ static CUresult call_cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
-    cubind_result = call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 377), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_pointer(&cubind_call, "pBorderColor", (uintptr_t)pBorderColor);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 377, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;ppBorderColor;", (int)cubind_result, (uintptr_t)hTexRef, (uintptr_t)pBorderColor);
     return cubind_result;
 }
 
@@ -23635,20 +21419,15 @@ static CUresult call_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefSetFlags(hTexRef, Flags);
-    cubind_result = call_cuTexRefSetFlags(hTexRef, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 378), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefSetFlags(hTexRef, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 378, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;uFlags;", (int)cubind_result, (uintptr_t)hTexRef, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -23688,20 +21467,15 @@ static CUresult call_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetAddress_v2(pdptr, hTexRef);
-    cubind_result = call_cuTexRefGetAddress_v2(pdptr, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 379), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pdptr", (uintptr_t)pdptr);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetAddress_v2(pdptr, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 379, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppdptr;phTexRef;", (int)cubind_result, (uintptr_t)pdptr, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -23741,20 +21515,15 @@ static CUresult call_cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetArray(phArray, hTexRef);
-    cubind_result = call_cuTexRefGetArray(phArray, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 380), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phArray", (uintptr_t)phArray);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetArray(phArray, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 380, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphArray;phTexRef;", (int)cubind_result, (uintptr_t)phArray, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -23794,20 +21563,15 @@ static CUresult call_cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
-    cubind_result = call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 381), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phMipmappedArray", (uintptr_t)phMipmappedArray);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 381, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphMipmappedArray;phTexRef;", (int)cubind_result, (uintptr_t)phMipmappedArray, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -23847,21 +21611,15 @@ static CUresult call_cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetAddressMode(pam, hTexRef, dim);
-    cubind_result = call_cuTexRefGetAddressMode(pam, hTexRef, dim);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 382), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pam", (uintptr_t)pam);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_signed(&cubind_call, "dim", (long long)dim);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetAddressMode(pam, hTexRef, dim);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 382, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppam;phTexRef;idim;", (int)cubind_result, (uintptr_t)pam, (uintptr_t)hTexRef, (long long)dim);
     return cubind_result;
 }
 
@@ -23901,20 +21659,15 @@ static CUresult call_cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetFilterMode(pfm, hTexRef);
-    cubind_result = call_cuTexRefGetFilterMode(pfm, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 383), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pfm", (uintptr_t)pfm);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetFilterMode(pfm, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 383, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppfm;phTexRef;", (int)cubind_result, (uintptr_t)pfm, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -23954,21 +21707,15 @@ static CUresult call_cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannel
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
-    cubind_result = call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 384), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pFormat", (uintptr_t)pFormat);
-        cubind__trace_pointer(&cubind_call, "pNumChannels", (uintptr_t)pNumChannels);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 384, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppFormat;ppNumChannels;phTexRef;", (int)cubind_result, (uintptr_t)pFormat, (uintptr_t)pNumChannels, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -24008,20 +21755,15 @@ static CUresult call_cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hT
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
-    cubind_result = call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 385), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pfm", (uintptr_t)pfm);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 385, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppfm;phTexRef;", (int)cubind_result, (uintptr_t)pfm, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -24061,20 +21803,15 @@ static CUresult call_cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
-    cubind_result = call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 386), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pbias", (uintptr_t)pbias);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 386, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppbias;phTexRef;", (int)cubind_result, (uintptr_t)pbias, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -24114,21 +21851,15 @@ static CUresult call_cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, fl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-    cubind_result = call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 387), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pminMipmapLevelClamp", (uintptr_t)pminMipmapLevelClamp);
-        cubind__trace_pointer(&cubind_call, "pmaxMipmapLevelClamp", (uintptr_t)pmaxMipmapLevelClamp);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 387, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppminMipmapLevelClamp;ppmaxMipmapLevelClamp;phTexRef;", (int)cubind_result, (uintptr_t)pminMipmapLevelClamp, (uintptr_t)pmaxMipmapLevelClamp, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -24168,20 +21899,15 @@ static CUresult call_cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
-    cubind_result = call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 388), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pmaxAniso", (uintptr_t)pmaxAniso);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 388, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppmaxAniso;phTexRef;", (int)cubind_result, (uintptr_t)pmaxAniso, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -24221,20 +21947,15 @@ static CUresult call_cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
-    cubind_result = call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 389), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pBorderColor", (uintptr_t)pBorderColor);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 389, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppBorderColor;phTexRef;", (int)cubind_result, (uintptr_t)pBorderColor, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -24274,20 +21995,15 @@ static CUresult call_cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefGetFlags(pFlags, hTexRef);
-    cubind_result = call_cuTexRefGetFlags(pFlags, hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 390), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pFlags", (uintptr_t)pFlags);
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefGetFlags(pFlags, hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 390, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppFlags;phTexRef;", (int)cubind_result, (uintptr_t)pFlags, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -24327,19 +22043,15 @@ static CUresult call_cuTexRefCreate(CUtexref *pTexRef)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefCreate(CUtexref *pTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefCreate(pTexRef);
-    cubind_result = call_cuTexRefCreate(pTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 391), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pTexRef", (uintptr_t)pTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefCreate(pTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 391, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppTexRef;", (int)cubind_result, (uintptr_t)pTexRef);
     return cubind_result;
 }
 
@@ -24379,19 +22091,15 @@ static CUresult call_cuTexRefDestroy(CUtexref hTexRef)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexRefDestroy(CUtexref hTexRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexRefDestroy(hTexRef);
-    cubind_result = call_cuTexRefDestroy(hTexRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 392), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hTexRef", (uintptr_t)hTexRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexRefDestroy(hTexRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 392, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phTexRef;", (int)cubind_result, (uintptr_t)hTexRef);
     return cubind_result;
 }
 
@@ -24431,21 +22139,15 @@ static CUresult call_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsig
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
-    cubind_result = call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 393), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hSurfRef", (uintptr_t)hSurfRef);
-        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 393, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phSurfRef;phArray;uFlags;", (int)cubind_result, (uintptr_t)hSurfRef, (uintptr_t)hArray, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -24485,20 +22187,15 @@ static CUresult call_cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuSurfRefGetArray(phArray, hSurfRef);
-    cubind_result = call_cuSurfRefGetArray(phArray, hSurfRef);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 394), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phArray", (uintptr_t)phArray);
-        cubind__trace_pointer(&cubind_call, "hSurfRef", (uintptr_t)hSurfRef);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuSurfRefGetArray(phArray, hSurfRef);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 394, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphArray;phSurfRef;", (int)cubind_result, (uintptr_t)phArray, (uintptr_t)hSurfRef);
     return cubind_result;
 }
 
@@ -24538,22 +22235,15 @@ static CUresult call_cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOU
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    cubind_result = call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 395), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pTexObject", (uintptr_t)pTexObject);
-        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
-        cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
-        cubind__trace_pointer(&cubind_call, "pResViewDesc", (uintptr_t)pResViewDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 395, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppTexObject;ppResDesc;ppTexDesc;ppResViewDesc;", (int)cubind_result, (uintptr_t)pTexObject, (uintptr_t)pResDesc, (uintptr_t)pTexDesc, (uintptr_t)pResViewDesc);
     return cubind_result;
 }
 
@@ -24593,19 +22283,15 @@ static CUresult call_cuTexObjectDestroy(CUtexObject texObject)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexObjectDestroy(CUtexObject texObject)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexObjectDestroy(texObject);
-    cubind_result = call_cuTexObjectDestroy(texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 396), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexObjectDestroy(texObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 396, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;utexObject;", (int)cubind_result, (unsigned long long)texObject);
     return cubind_result;
 }
 
@@ -24645,20 +22331,15 @@ static CUresult call_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CU
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexObjectGetResourceDesc(pResDesc, texObject);
-    cubind_result = call_cuTexObjectGetResourceDesc(pResDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 397), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
-        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexObjectGetResourceDesc(pResDesc, texObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 397, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppResDesc;utexObject;", (int)cubind_result, (uintptr_t)pResDesc, (unsigned long long)texObject);
     return cubind_result;
 }
 
@@ -24698,20 +22379,15 @@ static CUresult call_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUte
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
-    cubind_result = call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 398), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
-        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 398, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppTexDesc;utexObject;", (int)cubind_result, (uintptr_t)pTexDesc, (unsigned long long)texObject);
     return cubind_result;
 }
 
@@ -24751,20 +22427,15 @@ static CUresult call_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pRe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
-    cubind_result = call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 399), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pResViewDesc", (uintptr_t)pResViewDesc);
-        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 399, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppResViewDesc;utexObject;", (int)cubind_result, (uintptr_t)pResViewDesc, (unsigned long long)texObject);
     return cubind_result;
 }
 
@@ -24804,20 +22475,15 @@ static CUresult call_cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RE
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuSurfObjectCreate(pSurfObject, pResDesc);
-    cubind_result = call_cuSurfObjectCreate(pSurfObject, pResDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 400), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pSurfObject", (uintptr_t)pSurfObject);
-        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuSurfObjectCreate(pSurfObject, pResDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 400, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppSurfObject;ppResDesc;", (int)cubind_result, (uintptr_t)pSurfObject, (uintptr_t)pResDesc);
     return cubind_result;
 }
 
@@ -24857,19 +22523,15 @@ static CUresult call_cuSurfObjectDestroy(CUsurfObject surfObject)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuSurfObjectDestroy(CUsurfObject surfObject)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuSurfObjectDestroy(surfObject);
-    cubind_result = call_cuSurfObjectDestroy(surfObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 401), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuSurfObjectDestroy(surfObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 401, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;usurfObject;", (int)cubind_result, (unsigned long long)surfObject);
     return cubind_result;
 }
 
@@ -24909,20 +22571,15 @@ static CUresult call_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, C
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
-    cubind_result = call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 402), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
-        cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 402, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppResDesc;usurfObject;", (int)cubind_result, (uintptr_t)pResDesc, (unsigned long long)surfObject);
     return cubind_result;
 }
 
@@ -24962,30 +22619,15 @@ static CUresult call_cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapD
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    cubind_result = call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 403), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
-        cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
-        cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
-        cubind__trace_pointer(&cubind_call, "globalAddress", (uintptr_t)globalAddress);
-        cubind__trace_pointer(&cubind_call, "globalDim", (uintptr_t)globalDim);
-        cubind__trace_pointer(&cubind_call, "globalStrides", (uintptr_t)globalStrides);
-        cubind__trace_pointer(&cubind_call, "boxDim", (uintptr_t)boxDim);
-        cubind__trace_pointer(&cubind_call, "elementStrides", (uintptr_t)elementStrides);
-        cubind__trace_enum(&cubind_call, "interleave", trace_enum_26((long long)interleave), (long long)interleave);
-        cubind__trace_enum(&cubind_call, "swizzle", trace_enum_27((long long)swizzle), (long long)swizzle);
-        cubind__trace_enum(&cubind_call, "l2Promotion", trace_enum_28((long long)l2Promotion), (long long)l2Promotion);
-        cubind__trace_enum(&cubind_call, "oobFill", trace_enum_29((long long)oobFill), (long long)oobFill);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 403, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ptensorMap;e25:tensorDataType;utensorRank;pglobalAddress;pglobalDim;pglobalStrides;pboxDim;pelementStrides;e26:interleave;e27:swizzle;e28:l2Promotion;e29:oobFill;", (int)cubind_result, (uintptr_t)tensorMap, (long long)tensorDataType, (unsigned long long)tensorRank, (uintptr_t)globalAddress, (uintptr_t)globalDim, (uintptr_t)globalStrides, (uintptr_t)boxDim, (uintptr_t)elementStrides, (long long)interleave, (long long)swizzle, (long long)l2Promotion, (long long)oobFill);
     return cubind_result;
 }
 
@@ -25025,33 +22667,15 @@ static CUresult call_cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMap
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    cubind_result = call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 404), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
-        cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
-        cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
-        cubind__trace_pointer(&cubind_call, "globalAddress", (uintptr_t)globalAddress);
-        cubind__trace_pointer(&cubind_call, "globalDim", (uintptr_t)globalDim);
-        cubind__trace_pointer(&cubind_call, "globalStrides", (uintptr_t)globalStrides);
-        cubind__trace_pointer(&cubind_call, "pixelBoxLowerCorner", (uintptr_t)pixelBoxLowerCorner);
-        cubind__trace_pointer(&cubind_call, "pixelBoxUpperCorner", (uintptr_t)pixelBoxUpperCorner);
-        cubind__trace_unsigned(&cubind_call, "channelsPerPixel", (unsigned long long)channelsPerPixel);
-        cubind__trace_unsigned(&cubind_call, "pixelsPerColumn", (unsigned long long)pixelsPerColumn);
-        cubind__trace_pointer(&cubind_call, "elementStrides", (uintptr_t)elementStrides);
-        cubind__trace_enum(&cubind_call, "interleave", trace_enum_26((long long)interleave), (long long)interleave);
-        cubind__trace_enum(&cubind_call, "swizzle", trace_enum_27((long long)swizzle), (long long)swizzle);
-        cubind__trace_enum(&cubind_call, "l2Promotion", trace_enum_28((long long)l2Promotion), (long long)l2Promotion);
-        cubind__trace_enum(&cubind_call, "oobFill", trace_enum_29((long long)oobFill), (long long)oobFill);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 404, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ptensorMap;e25:tensorDataType;utensorRank;pglobalAddress;pglobalDim;pglobalStrides;ppixelBoxLowerCorner;ppixelBoxUpperCorner;uchannelsPerPixel;upixelsPerColumn;pelementStrides;e26:interleave;e27:swizzle;e28:l2Promotion;e29:oobFill;", (int)cubind_result, (uintptr_t)tensorMap, (long long)tensorDataType, (unsigned long long)tensorRank, (uintptr_t)globalAddress, (uintptr_t)globalDim, (uintptr_t)globalStrides, (uintptr_t)pixelBoxLowerCorner, (uintptr_t)pixelBoxUpperCorner, (unsigned long long)channelsPerPixel, (unsigned long long)pixelsPerColumn, (uintptr_t)elementStrides, (long long)interleave, (long long)swizzle, (long long)l2Promotion, (long long)oobFill);
     return cubind_result;
 }
 
@@ -25091,34 +22715,15 @@ static CUresult call_cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtenso
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-    cubind_result = call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 405), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
-        cubind__trace_enum(&cubind_call, "tensorDataType", trace_enum_25((long long)tensorDataType), (long long)tensorDataType);
-        cubind__trace_unsigned(&cubind_call, "tensorRank", (unsigned long long)tensorRank);
-        cubind__trace_pointer(&cubind_call, "globalAddress", (uintptr_t)globalAddress);
-        cubind__trace_pointer(&cubind_call, "globalDim", (uintptr_t)globalDim);
-        cubind__trace_pointer(&cubind_call, "globalStrides", (uintptr_t)globalStrides);
-        cubind__trace_signed(&cubind_call, "pixelBoxLowerCornerWidth", (long long)pixelBoxLowerCornerWidth);
-        cubind__trace_signed(&cubind_call, "pixelBoxUpperCornerWidth", (long long)pixelBoxUpperCornerWidth);
-        cubind__trace_unsigned(&cubind_call, "channelsPerPixel", (unsigned long long)channelsPerPixel);
-        cubind__trace_unsigned(&cubind_call, "pixelsPerColumn", (unsigned long long)pixelsPerColumn);
-        cubind__trace_pointer(&cubind_call, "elementStrides", (uintptr_t)elementStrides);
-        cubind__trace_enum(&cubind_call, "interleave", trace_enum_26((long long)interleave), (long long)interleave);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_30((long long)mode), (long long)mode);
-        cubind__trace_enum(&cubind_call, "swizzle", trace_enum_27((long long)swizzle), (long long)swizzle);
-        cubind__trace_enum(&cubind_call, "l2Promotion", trace_enum_28((long long)l2Promotion), (long long)l2Promotion);
-        cubind__trace_enum(&cubind_call, "oobFill", trace_enum_29((long long)oobFill), (long long)oobFill);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 405, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ptensorMap;e25:tensorDataType;utensorRank;pglobalAddress;pglobalDim;pglobalStrides;ipixelBoxLowerCornerWidth;ipixelBoxUpperCornerWidth;uchannelsPerPixel;upixelsPerColumn;pelementStrides;e26:interleave;e30:mode;e27:swizzle;e28:l2Promotion;e29:oobFill;", (int)cubind_result, (uintptr_t)tensorMap, (long long)tensorDataType, (unsigned long long)tensorRank, (uintptr_t)globalAddress, (uintptr_t)globalDim, (uintptr_t)globalStrides, (long long)pixelBoxLowerCornerWidth, (long long)pixelBoxUpperCornerWidth, (unsigned long long)channelsPerPixel, (unsigned long long)pixelsPerColumn, (uintptr_t)elementStrides, (long long)interleave, (long long)mode, (long long)swizzle, (long long)l2Promotion, (long long)oobFill);
     return cubind_result;
 }
 
@@ -25158,20 +22763,15 @@ static CUresult call_cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *glo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
-    cubind_result = call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 406), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "tensorMap", (uintptr_t)tensorMap);
-        cubind__trace_pointer(&cubind_call, "globalAddress", (uintptr_t)globalAddress);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 406, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ptensorMap;pglobalAddress;", (int)cubind_result, (uintptr_t)tensorMap, (uintptr_t)globalAddress);
     return cubind_result;
 }
 
@@ -25211,21 +22811,15 @@ static CUresult call_cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUd
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
-    cubind_result = call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 407), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "canAccessPeer", (uintptr_t)canAccessPeer);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_signed(&cubind_call, "peerDev", (long long)peerDev);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 407, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pcanAccessPeer;idev;ipeerDev;", (int)cubind_result, (uintptr_t)canAccessPeer, (long long)dev, (long long)peerDev);
     return cubind_result;
 }
 
@@ -25265,20 +22859,15 @@ static CUresult call_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int F
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxEnablePeerAccess(peerContext, Flags);
-    cubind_result = call_cuCtxEnablePeerAccess(peerContext, Flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 408), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "peerContext", (uintptr_t)peerContext);
-        cubind__trace_unsigned(&cubind_call, "Flags", (unsigned long long)Flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxEnablePeerAccess(peerContext, Flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 408, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppeerContext;uFlags;", (int)cubind_result, (uintptr_t)peerContext, (unsigned long long)Flags);
     return cubind_result;
 }
 
@@ -25318,19 +22907,15 @@ static CUresult call_cuCtxDisablePeerAccess(CUcontext peerContext)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxDisablePeerAccess(CUcontext peerContext)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxDisablePeerAccess(peerContext);
-    cubind_result = call_cuCtxDisablePeerAccess(peerContext);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 409), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "peerContext", (uintptr_t)peerContext);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxDisablePeerAccess(peerContext);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 409, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppeerContext;", (int)cubind_result, (uintptr_t)peerContext);
     return cubind_result;
 }
 
@@ -25370,22 +22955,15 @@ static CUresult call_cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute a
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
-    cubind_result = call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 410), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_enum(&cubind_call, "attrib", trace_enum_31((long long)attrib), (long long)attrib);
-        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
-        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 410, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pvalue;e31:attrib;isrcDevice;idstDevice;", (int)cubind_result, (uintptr_t)value, (long long)attrib, (long long)srcDevice, (long long)dstDevice);
     return cubind_result;
 }
 
@@ -25425,23 +23003,15 @@ static CUresult call_cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
-    cubind_result = call_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 411), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
-        cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
-        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 411, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pcapabilities;poperations;ucount;isrcDevice;idstDevice;", (int)cubind_result, (uintptr_t)capabilities, (uintptr_t)operations, (unsigned long long)count, (long long)srcDevice, (long long)dstDevice);
     return cubind_result;
 }
 
@@ -25481,19 +23051,15 @@ static CUresult call_cuGraphicsUnregisterResource(CUgraphicsResource resource)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphicsUnregisterResource(CUgraphicsResource resource)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphicsUnregisterResource(resource);
-    cubind_result = call_cuGraphicsUnregisterResource(resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 412), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphicsUnregisterResource(resource);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 412, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;presource;", (int)cubind_result, (uintptr_t)resource);
     return cubind_result;
 }
 
@@ -25533,22 +23099,15 @@ static CUresult call_cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgrap
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
-    cubind_result = call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 413), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pArray", (uintptr_t)pArray);
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_unsigned(&cubind_call, "arrayIndex", (unsigned long long)arrayIndex);
-        cubind__trace_unsigned(&cubind_call, "mipLevel", (unsigned long long)mipLevel);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 413, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppArray;presource;uarrayIndex;umipLevel;", (int)cubind_result, (uintptr_t)pArray, (uintptr_t)resource, (unsigned long long)arrayIndex, (unsigned long long)mipLevel);
     return cubind_result;
 }
 
@@ -25588,20 +23147,15 @@ static CUresult call_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
-    cubind_result = call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 414), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pMipmappedArray", (uintptr_t)pMipmappedArray);
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 414, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppMipmappedArray;presource;", (int)cubind_result, (uintptr_t)pMipmappedArray, (uintptr_t)resource);
     return cubind_result;
 }
 
@@ -25641,21 +23195,15 @@ static CUresult call_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
-    cubind_result = call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 415), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pDevPtr", (uintptr_t)pDevPtr);
-        cubind__trace_pointer(&cubind_call, "pSize", (uintptr_t)pSize);
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 415, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppDevPtr;ppSize;presource;", (int)cubind_result, (uintptr_t)pDevPtr, (uintptr_t)pSize, (uintptr_t)resource);
     return cubind_result;
 }
 
@@ -25695,20 +23243,15 @@ static CUresult call_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resourc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
-    cubind_result = call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 416), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 416, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;presource;uflags;", (int)cubind_result, (uintptr_t)resource, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -25748,21 +23291,15 @@ static CUresult call_cuGraphicsMapResources(unsigned int count, CUgraphicsResour
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphicsMapResources(count, resources, hStream);
-    cubind_result = call_cuGraphicsMapResources(count, resources, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 417), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphicsMapResources(count, resources, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 417, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ucount;presources;phStream;", (int)cubind_result, (unsigned long long)count, (uintptr_t)resources, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -25802,21 +23339,15 @@ static CUresult call_cuGraphicsUnmapResources(unsigned int count, CUgraphicsReso
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGraphicsUnmapResources(count, resources, hStream);
-    cubind_result = call_cuGraphicsUnmapResources(count, resources, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 418), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGraphicsUnmapResources(count, resources, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 418, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ucount;presources;phStream;", (int)cubind_result, (unsigned long long)count, (uintptr_t)resources, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -25856,23 +23387,15 @@ static CUresult call_cuGetProcAddress_v2(const char *symbol, void **pfn, int cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
-    cubind_result = call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 419), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_pointer(&cubind_call, "pfn", (uintptr_t)pfn);
-        cubind__trace_signed(&cubind_call, "cudaVersion", (long long)cudaVersion);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "symbolStatus", (uintptr_t)symbolStatus);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 419, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;psymbol;ppfn;icudaVersion;uflags;psymbolStatus;", (int)cubind_result, (uintptr_t)symbol, (uintptr_t)pfn, (long long)cudaVersion, (unsigned long long)flags, (uintptr_t)symbolStatus);
     return cubind_result;
 }
 
@@ -25912,21 +23435,15 @@ static CUresult call_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *val
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCoredumpGetAttribute(attrib, value, size);
-    cubind_result = call_cuCoredumpGetAttribute(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 420), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCoredumpGetAttribute(attrib, value, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 420, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;e32:attrib;pvalue;psize;", (int)cubind_result, (long long)attrib, (uintptr_t)value, (uintptr_t)size);
     return cubind_result;
 }
 
@@ -25966,21 +23483,15 @@ static CUresult call_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, voi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCoredumpGetAttributeGlobal(attrib, value, size);
-    cubind_result = call_cuCoredumpGetAttributeGlobal(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 421), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCoredumpGetAttributeGlobal(attrib, value, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 421, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;e32:attrib;pvalue;psize;", (int)cubind_result, (long long)attrib, (uintptr_t)value, (uintptr_t)size);
     return cubind_result;
 }
 
@@ -26020,21 +23531,15 @@ static CUresult call_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *val
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCoredumpSetAttribute(attrib, value, size);
-    cubind_result = call_cuCoredumpSetAttribute(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 422), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCoredumpSetAttribute(attrib, value, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 422, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;e32:attrib;pvalue;psize;", (int)cubind_result, (long long)attrib, (uintptr_t)value, (uintptr_t)size);
     return cubind_result;
 }
 
@@ -26074,21 +23579,15 @@ static CUresult call_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, voi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCoredumpSetAttributeGlobal(attrib, value, size);
-    cubind_result = call_cuCoredumpSetAttributeGlobal(attrib, value, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 423), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "attrib", trace_enum_32((long long)attrib), (long long)attrib);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCoredumpSetAttributeGlobal(attrib, value, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 423, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;e32:attrib;pvalue;psize;", (int)cubind_result, (long long)attrib, (uintptr_t)value, (uintptr_t)size);
     return cubind_result;
 }
 
@@ -26128,20 +23627,15 @@ static CUresult call_cuGetExportTable(const void **ppExportTable, const CUuuid *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGetExportTable(ppExportTable, pExportTableId);
-    cubind_result = call_cuGetExportTable(ppExportTable, pExportTableId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 424), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ppExportTable", (uintptr_t)ppExportTable);
-        cubind__trace_pointer(&cubind_call, "pExportTableId", (uintptr_t)pExportTableId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGetExportTable(ppExportTable, pExportTableId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 424, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pppExportTable;ppExportTableId;", (int)cubind_result, (uintptr_t)ppExportTable, (uintptr_t)pExportTableId);
     return cubind_result;
 }
 
@@ -26181,22 +23675,15 @@ static CUresult call_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGreenCtxCreate(phCtx, desc, dev, flags);
-    cubind_result = call_cuGreenCtxCreate(phCtx, desc, dev, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 425), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phCtx", (uintptr_t)phCtx);
-        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
-        cubind__trace_signed(&cubind_call, "dev", (long long)dev);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGreenCtxCreate(phCtx, desc, dev, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 425, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphCtx;pdesc;idev;uflags;", (int)cubind_result, (uintptr_t)phCtx, (uintptr_t)desc, (long long)dev, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -26236,19 +23723,15 @@ static CUresult call_cuGreenCtxDestroy(CUgreenCtx hCtx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGreenCtxDestroy(hCtx);
-    cubind_result = call_cuGreenCtxDestroy(hCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 426), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGreenCtxDestroy(hCtx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 426, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phCtx;", (int)cubind_result, (uintptr_t)hCtx);
     return cubind_result;
 }
 
@@ -26288,20 +23771,15 @@ static CUresult call_cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxFromGreenCtx(pContext, hCtx);
-    cubind_result = call_cuCtxFromGreenCtx(pContext, hCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 427), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pContext", (uintptr_t)pContext);
-        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxFromGreenCtx(pContext, hCtx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 427, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ppContext;phCtx;", (int)cubind_result, (uintptr_t)pContext, (uintptr_t)hCtx);
     return cubind_result;
 }
 
@@ -26341,21 +23819,15 @@ static CUresult call_cuDeviceGetDevResource(CUdevice device, CUdevResource *reso
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDeviceGetDevResource(device, resource, type);
-    cubind_result = call_cuDeviceGetDevResource(device, resource, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 428), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDeviceGetDevResource(device, resource, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 428, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;idevice;presource;e33:type;", (int)cubind_result, (long long)device, (uintptr_t)resource, (long long)type);
     return cubind_result;
 }
 
@@ -26395,21 +23867,15 @@ static CUresult call_cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCtxGetDevResource(hCtx, resource, type);
-    cubind_result = call_cuCtxGetDevResource(hCtx, resource, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 429), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCtxGetDevResource(hCtx, resource, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 429, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phCtx;presource;e33:type;", (int)cubind_result, (uintptr_t)hCtx, (uintptr_t)resource, (long long)type);
     return cubind_result;
 }
 
@@ -26449,21 +23915,15 @@ static CUresult call_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *re
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGreenCtxGetDevResource(hCtx, resource, type);
-    cubind_result = call_cuGreenCtxGetDevResource(hCtx, resource, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 430), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_33((long long)type), (long long)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGreenCtxGetDevResource(hCtx, resource, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 430, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phCtx;presource;e33:type;", (int)cubind_result, (uintptr_t)hCtx, (uintptr_t)resource, (long long)type);
     return cubind_result;
 }
 
@@ -26503,24 +23963,15 @@ static CUresult call_cuDevSmResourceSplitByCount(CUdevResource *result, unsigned
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
-    cubind_result = call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 431), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "result", (uintptr_t)result);
-        cubind__trace_pointer(&cubind_call, "nbGroups", (uintptr_t)nbGroups);
-        cubind__trace_pointer(&cubind_call, "input", (uintptr_t)input);
-        cubind__trace_pointer(&cubind_call, "remaining", (uintptr_t)remaining);
-        cubind__trace_unsigned(&cubind_call, "useFlags", (unsigned long long)useFlags);
-        cubind__trace_unsigned(&cubind_call, "minCount", (unsigned long long)minCount);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 431, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;presult;pnbGroups;pinput;premaining;uuseFlags;uminCount;", (int)cubind_result, (uintptr_t)result, (uintptr_t)nbGroups, (uintptr_t)input, (uintptr_t)remaining, (unsigned long long)useFlags, (unsigned long long)minCount);
     return cubind_result;
 }
 
@@ -26560,21 +24011,15 @@ static CUresult call_cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevR
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
-    cubind_result = call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 432), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phDesc", (uintptr_t)phDesc);
-        cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
-        cubind__trace_unsigned(&cubind_call, "nbResources", (unsigned long long)nbResources);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 432, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphDesc;presources;unbResources;", (int)cubind_result, (uintptr_t)phDesc, (uintptr_t)resources, (unsigned long long)nbResources);
     return cubind_result;
 }
 
@@ -26614,20 +24059,15 @@ static CUresult call_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGreenCtxRecordEvent(hCtx, hEvent);
-    cubind_result = call_cuGreenCtxRecordEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 433), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
-        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGreenCtxRecordEvent(hCtx, hEvent);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 433, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phCtx;phEvent;", (int)cubind_result, (uintptr_t)hCtx, (uintptr_t)hEvent);
     return cubind_result;
 }
 
@@ -26667,20 +24107,15 @@ static CUresult call_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGreenCtxWaitEvent(hCtx, hEvent);
-    cubind_result = call_cuGreenCtxWaitEvent(hCtx, hEvent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 434), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hCtx", (uintptr_t)hCtx);
-        cubind__trace_pointer(&cubind_call, "hEvent", (uintptr_t)hEvent);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGreenCtxWaitEvent(hCtx, hEvent);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 434, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phCtx;phEvent;", (int)cubind_result, (uintptr_t)hCtx, (uintptr_t)hEvent);
     return cubind_result;
 }
 
@@ -26720,20 +24155,15 @@ static CUresult call_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuStreamGetGreenCtx(hStream, phCtx);
-    cubind_result = call_cuStreamGetGreenCtx(hStream, phCtx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 435), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "phCtx", (uintptr_t)phCtx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuStreamGetGreenCtx(hStream, phCtx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 435, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;phStream;pphCtx;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)phCtx);
     return cubind_result;
 }
 
@@ -26773,22 +24203,15 @@ static CUresult call_cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx green
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
-    cubind_result = call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 436), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "phStream", (uintptr_t)phStream);
-        cubind__trace_pointer(&cubind_call, "greenCtx", (uintptr_t)greenCtx);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_signed(&cubind_call, "priority", (long long)priority);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 436, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pphStream;pgreenCtx;uflags;ipriority;", (int)cubind_result, (uintptr_t)phStream, (uintptr_t)greenCtx, (unsigned long long)flags, (long long)priority);
     return cubind_result;
 }
 
@@ -26828,20 +24251,15 @@ static CUresult call_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *gr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuGreenCtxGetId(greenCtx, greenCtxId);
-    cubind_result = call_cuGreenCtxGetId(greenCtx, greenCtxId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 437), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "greenCtx", (uintptr_t)greenCtx);
-        cubind__trace_pointer(&cubind_call, "greenCtxId", (uintptr_t)greenCtxId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuGreenCtxGetId(greenCtx, greenCtxId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 437, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pgreenCtx;pgreenCtxId;", (int)cubind_result, (uintptr_t)greenCtx, (uintptr_t)greenCtxId);
     return cubind_result;
 }
 
@@ -26881,21 +24299,15 @@ static CUresult call_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *u
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
-    cubind_result = call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 438), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
-        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
-        cubind__trace_pointer(&cubind_call, "callback_out", (uintptr_t)callback_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 438, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pcallbackFunc;puserData;pcallback_out;", (int)cubind_result, (uintptr_t)callbackFunc, (uintptr_t)userData, (uintptr_t)callback_out);
     return cubind_result;
 }
 
@@ -26935,19 +24347,15 @@ static CUresult call_cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLogsUnregisterCallback(callback);
-    cubind_result = call_cuLogsUnregisterCallback(callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 439), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLogsUnregisterCallback(callback);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 439, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;pcallback;", (int)cubind_result, (uintptr_t)callback);
     return cubind_result;
 }
 
@@ -26987,20 +24395,15 @@ static CUresult call_cuLogsCurrent(CUlogIterator *iterator_out, unsigned int fla
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLogsCurrent(iterator_out, flags);
-    cubind_result = call_cuLogsCurrent(iterator_out, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 440), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "iterator_out", (uintptr_t)iterator_out);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLogsCurrent(iterator_out, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 440, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;piterator_out;uflags;", (int)cubind_result, (uintptr_t)iterator_out, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -27040,21 +24443,15 @@ static CUresult call_cuLogsDumpToFile(CUlogIterator *iterator, const char *pathT
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLogsDumpToFile(iterator, pathToFile, flags);
-    cubind_result = call_cuLogsDumpToFile(iterator, pathToFile, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 441), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
-        cubind__trace_pointer(&cubind_call, "pathToFile", (uintptr_t)pathToFile);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLogsDumpToFile(iterator, pathToFile, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 441, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;piterator;ppathToFile;uflags;", (int)cubind_result, (uintptr_t)iterator, (uintptr_t)pathToFile, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -27094,22 +24491,15 @@ static CUresult call_cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, s
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuLogsDumpToMemory(iterator, buffer, size, flags);
-    cubind_result = call_cuLogsDumpToMemory(iterator, buffer, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 442), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
-        cubind__trace_pointer(&cubind_call, "buffer", (uintptr_t)buffer);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuLogsDumpToMemory(iterator, buffer, size, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 442, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;piterator;pbuffer;psize;uflags;", (int)cubind_result, (uintptr_t)iterator, (uintptr_t)buffer, (uintptr_t)size, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -27149,20 +24539,15 @@ static CUresult call_cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
-    cubind_result = call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 443), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
-        cubind__trace_pointer(&cubind_call, "tid", (uintptr_t)tid);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 443, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ipid;ptid;", (int)cubind_result, (long long)pid, (uintptr_t)tid);
     return cubind_result;
 }
 
@@ -27202,20 +24587,15 @@ static CUresult call_cuCheckpointProcessGetState(int pid, CUprocessState *state)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCheckpointProcessGetState(int pid, CUprocessState *state)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCheckpointProcessGetState(pid, state);
-    cubind_result = call_cuCheckpointProcessGetState(pid, state);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 444), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
-        cubind__trace_pointer(&cubind_call, "state", (uintptr_t)state);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCheckpointProcessGetState(pid, state);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 444, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ipid;pstate;", (int)cubind_result, (long long)pid, (uintptr_t)state);
     return cubind_result;
 }
 
@@ -27255,20 +24635,15 @@ static CUresult call_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCheckpointProcessLock(pid, args);
-    cubind_result = call_cuCheckpointProcessLock(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 445), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
-        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCheckpointProcessLock(pid, args);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 445, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ipid;pargs;", (int)cubind_result, (long long)pid, (uintptr_t)args);
     return cubind_result;
 }
 
@@ -27308,20 +24683,15 @@ static CUresult call_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpoi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCheckpointProcessCheckpoint(pid, args);
-    cubind_result = call_cuCheckpointProcessCheckpoint(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 446), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
-        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCheckpointProcessCheckpoint(pid, args);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 446, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ipid;pargs;", (int)cubind_result, (long long)pid, (uintptr_t)args);
     return cubind_result;
 }
 
@@ -27361,20 +24731,15 @@ static CUresult call_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCheckpointProcessRestore(pid, args);
-    cubind_result = call_cuCheckpointProcessRestore(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 447), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
-        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCheckpointProcessRestore(pid, args);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 447, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ipid;pargs;", (int)cubind_result, (long long)pid, (uintptr_t)args);
     return cubind_result;
 }
 
@@ -27414,20 +24779,15 @@ static CUresult call_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD CUresult traced_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 {
     cubind__trace_call cubind_call;
-    CUresult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER))
-        return call_cuCheckpointProcessUnlock(pid, args);
-    cubind_result = call_cuCheckpointProcessUnlock(pid, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__driver_symbols.table, 448), cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "pid", (long long)pid);
-        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_DRIVER);
+    CUresult cubind_result = call_cuCheckpointProcessUnlock(pid, args);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__driver_symbols.table, 448, cubind_result != CUDA_SUCCESS && !cubind__status_informational(CUBIND_LIB_DRIVER, (int)cubind_result), trace_enum,
+                          "s;ipid;pargs;", (int)cubind_result, (long long)pid, (uintptr_t)args);
     return cubind_result;
 }
 

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "trace.h"
+#include "trace_log.h"
 
 #define SYMBOL_COUNT 41
 
@@ -315,6 +316,18 @@ static const char *trace_enum_3(long long value)
     }
 }
 
+/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
+static const char *trace_enum(unsigned which, long long value)
+{
+    switch (which) {
+    case 0: return trace_enum_0(value);
+    case 1: return trace_enum_1(value);
+    case 2: return trace_enum_2(value);
+    case 3: return trace_enum_3(value);
+    default: return NULL;
+    }
+}
+
 typedef ncclResult_t (*cubind__ncclMemAlloc_fn)(void **ptr, size_t size);
 static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size);
 
@@ -332,20 +345,15 @@ static ncclResult_t call_ncclMemAlloc(void **ptr, size_t size)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclMemAlloc(void **ptr, size_t size)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclMemAlloc(ptr, size);
-    cubind_result = call_ncclMemAlloc(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 0), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclMemAlloc(ptr, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 0, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pptr;usize;", (int)cubind_result, (uintptr_t)ptr, (unsigned long long)size);
     return cubind_result;
 }
 
@@ -385,19 +393,15 @@ static ncclResult_t call_ncclMemFree(void *ptr)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclMemFree(void *ptr)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclMemFree(ptr);
-    cubind_result = call_ncclMemFree(ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 1), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclMemFree(ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 1, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pptr;", (int)cubind_result, (uintptr_t)ptr);
     return cubind_result;
 }
 
@@ -437,19 +441,15 @@ static ncclResult_t call_ncclGetVersion(int *version)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclGetVersion(int *version)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclGetVersion(version);
-    cubind_result = call_ncclGetVersion(version);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 2), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "version", (uintptr_t)version);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclGetVersion(version);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 2, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pversion;", (int)cubind_result, (uintptr_t)version);
     return cubind_result;
 }
 
@@ -489,19 +489,15 @@ static ncclResult_t call_ncclGetUniqueId(ncclUniqueId *uniqueId)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclGetUniqueId(uniqueId);
-    cubind_result = call_ncclGetUniqueId(uniqueId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 3), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "uniqueId", (uintptr_t)uniqueId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclGetUniqueId(uniqueId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 3, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;puniqueId;", (int)cubind_result, (uintptr_t)uniqueId);
     return cubind_result;
 }
 
@@ -541,23 +537,15 @@ static ncclResult_t call_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, nc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
-    cubind_result = call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 4), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
-        cubind__trace_record(&cubind_call, "commId");
-        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
-        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 4, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;inranks;rcommId;irank;pconfig;", (int)cubind_result, (uintptr_t)comm, (long long)nranks, (long long)rank, (uintptr_t)config);
     return cubind_result;
 }
 
@@ -597,22 +585,15 @@ static ncclResult_t call_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniq
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommInitRank(comm, nranks, commId, rank);
-    cubind_result = call_ncclCommInitRank(comm, nranks, commId, rank);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 5), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
-        cubind__trace_record(&cubind_call, "commId");
-        cubind__trace_signed(&cubind_call, "rank", (long long)rank);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommInitRank(comm, nranks, commId, rank);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 5, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;inranks;rcommId;irank;", (int)cubind_result, (uintptr_t)comm, (long long)nranks, (long long)rank);
     return cubind_result;
 }
 
@@ -652,21 +633,15 @@ static ncclResult_t call_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommInitAll(comm, ndev, devlist);
-    cubind_result = call_ncclCommInitAll(comm, ndev, devlist);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 6), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_signed(&cubind_call, "ndev", (long long)ndev);
-        cubind__trace_pointer(&cubind_call, "devlist", (uintptr_t)devlist);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommInitAll(comm, ndev, devlist);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 6, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;indev;pdevlist;", (int)cubind_result, (uintptr_t)comm, (long long)ndev, (uintptr_t)devlist);
     return cubind_result;
 }
 
@@ -706,19 +681,15 @@ static ncclResult_t call_ncclCommFinalize(ncclComm_t comm)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommFinalize(ncclComm_t comm)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommFinalize(comm);
-    cubind_result = call_ncclCommFinalize(comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 7), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommFinalize(comm);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 7, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;", (int)cubind_result, (uintptr_t)comm);
     return cubind_result;
 }
 
@@ -758,19 +729,15 @@ static ncclResult_t call_ncclCommDestroy(ncclComm_t comm)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommDestroy(ncclComm_t comm)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommDestroy(comm);
-    cubind_result = call_ncclCommDestroy(comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 8), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommDestroy(comm);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 8, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;", (int)cubind_result, (uintptr_t)comm);
     return cubind_result;
 }
 
@@ -810,19 +777,15 @@ static ncclResult_t call_ncclCommAbort(ncclComm_t comm)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommAbort(ncclComm_t comm)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommAbort(comm);
-    cubind_result = call_ncclCommAbort(comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 9), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommAbort(comm);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 9, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;", (int)cubind_result, (uintptr_t)comm);
     return cubind_result;
 }
 
@@ -862,20 +825,15 @@ static ncclResult_t call_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommRevoke(comm, revokeFlags);
-    cubind_result = call_ncclCommRevoke(comm, revokeFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 10), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_signed(&cubind_call, "revokeFlags", (long long)revokeFlags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommRevoke(comm, revokeFlags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 10, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;irevokeFlags;", (int)cubind_result, (uintptr_t)comm, (long long)revokeFlags);
     return cubind_result;
 }
 
@@ -915,23 +873,15 @@ static ncclResult_t call_ncclCommSplit(ncclComm_t comm, int color, int key, nccl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommSplit(comm, color, key, newcomm, config);
-    cubind_result = call_ncclCommSplit(comm, color, key, newcomm, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 11), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_signed(&cubind_call, "color", (long long)color);
-        cubind__trace_signed(&cubind_call, "key", (long long)key);
-        cubind__trace_pointer(&cubind_call, "newcomm", (uintptr_t)newcomm);
-        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommSplit(comm, color, key, newcomm, config);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 11, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;icolor;ikey;pnewcomm;pconfig;", (int)cubind_result, (uintptr_t)comm, (long long)color, (long long)key, (uintptr_t)newcomm, (uintptr_t)config);
     return cubind_result;
 }
 
@@ -971,24 +921,15 @@ static ncclResult_t call_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    cubind_result = call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 12), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "excludeRanksList", (uintptr_t)excludeRanksList);
-        cubind__trace_signed(&cubind_call, "excludeRanksCount", (long long)excludeRanksCount);
-        cubind__trace_pointer(&cubind_call, "newcomm", (uintptr_t)newcomm);
-        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
-        cubind__trace_signed(&cubind_call, "shrinkFlags", (long long)shrinkFlags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 12, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;pexcludeRanksList;iexcludeRanksCount;pnewcomm;pconfig;ishrinkFlags;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)excludeRanksList, (long long)excludeRanksCount, (uintptr_t)newcomm, (uintptr_t)config, (long long)shrinkFlags);
     return cubind_result;
 }
 
@@ -1028,24 +969,15 @@ static ncclResult_t call_ncclCommInitRankScalable(ncclComm_t *newcomm, int nrank
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
-    cubind_result = call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 13), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "newcomm", (uintptr_t)newcomm);
-        cubind__trace_signed(&cubind_call, "nranks", (long long)nranks);
-        cubind__trace_signed(&cubind_call, "myrank", (long long)myrank);
-        cubind__trace_signed(&cubind_call, "nId", (long long)nId);
-        cubind__trace_pointer(&cubind_call, "commIds", (uintptr_t)commIds);
-        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 13, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pnewcomm;inranks;imyrank;inId;pcommIds;pconfig;", (int)cubind_result, (uintptr_t)newcomm, (long long)nranks, (long long)myrank, (long long)nId, (uintptr_t)commIds, (uintptr_t)config);
     return cubind_result;
 }
 
@@ -1080,19 +1012,15 @@ static const char *call_ncclGetErrorString(ncclResult_t result)
     return cubind_fn(result);
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD const char *traced_ncclGetErrorString(ncclResult_t result)
 {
     cubind__trace_call cubind_call;
-    const char * cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclGetErrorString(result);
-    cubind_result = call_ncclGetErrorString(result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 14), 0)) {
-        cubind__trace_enum(&cubind_call, "result", trace_enum_0((long long)result), (long long)result);
-        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    const char * cubind_result = call_ncclGetErrorString(result);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 14, 0, trace_enum,
+                          "p;e0:result;", (uintptr_t)cubind_result, (long long)result);
     return cubind_result;
 }
 
@@ -1122,19 +1050,15 @@ static const char *call_ncclGetLastError(ncclComm_t comm)
     return cubind_fn(comm);
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD const char *traced_ncclGetLastError(ncclComm_t comm)
 {
     cubind__trace_call cubind_call;
-    const char * cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclGetLastError(comm);
-    cubind_result = call_ncclGetLastError(comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 15), 0)) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    const char * cubind_result = call_ncclGetLastError(comm);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 15, 0, trace_enum,
+                          "p;pcomm;", (uintptr_t)cubind_result, (uintptr_t)comm);
     return cubind_result;
 }
 
@@ -1164,18 +1088,15 @@ static void call_ncclResetDebugInit(void)
     cubind_fn();
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD void traced_ncclResetDebugInit(void)
 {
     cubind__trace_call cubind_call;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL)) {
-        call_ncclResetDebugInit();
-        return;
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
     call_ncclResetDebugInit();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 16), 0)) {
-        cubind__trace_end(&cubind_call);
-    }
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 16, 0, trace_enum,
+                          "v;");
 }
 
 /* What the wrapper calls until ncclResetDebugInit is resolved, and every call while tracing. */
@@ -1210,20 +1131,15 @@ static ncclResult_t call_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *as
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommGetAsyncError(comm, asyncError);
-    cubind_result = call_ncclCommGetAsyncError(comm, asyncError);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 17), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "asyncError", (uintptr_t)asyncError);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommGetAsyncError(comm, asyncError);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 17, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;pasyncError;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)asyncError);
     return cubind_result;
 }
 
@@ -1263,20 +1179,15 @@ static ncclResult_t call_ncclCommCount(const ncclComm_t comm, int *count)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommCount(const ncclComm_t comm, int *count)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommCount(comm, count);
-    cubind_result = call_ncclCommCount(comm, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 18), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommCount(comm, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 18, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;pcount;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)count);
     return cubind_result;
 }
 
@@ -1316,20 +1227,15 @@ static ncclResult_t call_ncclCommCuDevice(const ncclComm_t comm, int *device)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommCuDevice(comm, device);
-    cubind_result = call_ncclCommCuDevice(comm, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 19), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommCuDevice(comm, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 19, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;pdevice;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)device);
     return cubind_result;
 }
 
@@ -1369,20 +1275,15 @@ static ncclResult_t call_ncclCommUserRank(const ncclComm_t comm, int *rank)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommUserRank(comm, rank);
-    cubind_result = call_ncclCommUserRank(comm, rank);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 20), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "rank", (uintptr_t)rank);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommUserRank(comm, rank);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 20, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;prank;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)rank);
     return cubind_result;
 }
 
@@ -1422,22 +1323,15 @@ static ncclResult_t call_ncclCommRegister(const ncclComm_t comm, void *buff, siz
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommRegister(comm, buff, size, handle);
-    cubind_result = call_ncclCommRegister(comm, buff, size, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 21), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommRegister(comm, buff, size, handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 21, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;pbuff;usize;phandle;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)buff, (unsigned long long)size, (uintptr_t)handle);
     return cubind_result;
 }
 
@@ -1477,20 +1371,15 @@ static ncclResult_t call_ncclCommDeregister(const ncclComm_t comm, void *handle)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommDeregister(comm, handle);
-    cubind_result = call_ncclCommDeregister(comm, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 22), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommDeregister(comm, handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 22, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;phandle;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)handle);
     return cubind_result;
 }
 
@@ -1530,23 +1419,15 @@ static ncclResult_t call_ncclCommWindowRegister(ncclComm_t comm, void *buff, siz
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
-    cubind_result = call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 23), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_pointer(&cubind_call, "win", (uintptr_t)win);
-        cubind__trace_signed(&cubind_call, "winFlags", (long long)winFlags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 23, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;pbuff;usize;pwin;iwinFlags;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)buff, (unsigned long long)size, (uintptr_t)win, (long long)winFlags);
     return cubind_result;
 }
 
@@ -1586,20 +1467,15 @@ static ncclResult_t call_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclCommWindowDeregister(comm, win);
-    cubind_result = call_ncclCommWindowDeregister(comm, win);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 24), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "win", (uintptr_t)win);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclCommWindowDeregister(comm, win);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 24, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pcomm;pwin;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)win);
     return cubind_result;
 }
 
@@ -1639,23 +1515,15 @@ static ncclResult_t call_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
-    cubind_result = call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 25), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "op", (uintptr_t)op);
-        cubind__trace_pointer(&cubind_call, "scalar", (uintptr_t)scalar);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_enum(&cubind_call, "residence", trace_enum_2((long long)residence), (long long)residence);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 25, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pop;pscalar;e1:datatype;e2:residence;pcomm;", (int)cubind_result, (uintptr_t)op, (uintptr_t)scalar, (long long)datatype, (long long)residence, (uintptr_t)comm);
     return cubind_result;
 }
 
@@ -1695,20 +1563,15 @@ static ncclResult_t call_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclRedOpDestroy(op, comm);
-    cubind_result = call_ncclRedOpDestroy(op, comm);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 26), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "op", trace_enum_3((long long)op), (long long)op);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclRedOpDestroy(op, comm);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 26, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;e3:op;pcomm;", (int)cubind_result, (long long)op, (uintptr_t)comm);
     return cubind_result;
 }
 
@@ -1748,26 +1611,15 @@ static ncclResult_t call_ncclReduce(const void *sendbuff, void *recvbuff, size_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    cubind_result = call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 27), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
-        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_enum(&cubind_call, "op", trace_enum_3((long long)op), (long long)op);
-        cubind__trace_signed(&cubind_call, "root", (long long)root);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 27, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;iroot;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)op, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -1807,24 +1659,15 @@ static ncclResult_t call_ncclBcast(void *buff, size_t count, ncclDataType_t data
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclBcast(buff, count, datatype, root, comm, stream);
-    cubind_result = call_ncclBcast(buff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 28), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "buff", (uintptr_t)buff);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_signed(&cubind_call, "root", (long long)root);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclBcast(buff, count, datatype, root, comm, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 28, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;pbuff;ucount;e1:datatype;iroot;pcomm;pstream;", (int)cubind_result, (uintptr_t)buff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -1864,25 +1707,15 @@ static ncclResult_t call_ncclBroadcast(const void *sendbuff, void *recvbuff, siz
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    cubind_result = call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 29), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
-        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_signed(&cubind_call, "root", (long long)root);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 29, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;psendbuff;precvbuff;ucount;e1:datatype;iroot;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -1922,25 +1755,15 @@ static ncclResult_t call_ncclAllReduce(const void *sendbuff, void *recvbuff, siz
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    cubind_result = call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 30), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
-        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_enum(&cubind_call, "op", trace_enum_3((long long)op), (long long)op);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 30, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)op, (uintptr_t)comm, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -1980,25 +1803,15 @@ static ncclResult_t call_ncclReduceScatter(const void *sendbuff, void *recvbuff,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    cubind_result = call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 31), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
-        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
-        cubind__trace_unsigned(&cubind_call, "recvcount", (unsigned long long)recvcount);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_enum(&cubind_call, "op", trace_enum_3((long long)op), (long long)op);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 31, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;psendbuff;precvbuff;urecvcount;e1:datatype;e3:op;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)recvcount, (long long)datatype, (long long)op, (uintptr_t)comm, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -2038,24 +1851,15 @@ static ncclResult_t call_ncclAllGather(const void *sendbuff, void *recvbuff, siz
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    cubind_result = call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 32), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
-        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
-        cubind__trace_unsigned(&cubind_call, "sendcount", (unsigned long long)sendcount);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 32, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;psendbuff;precvbuff;usendcount;e1:datatype;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)sendcount, (long long)datatype, (uintptr_t)comm, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -2095,24 +1899,15 @@ static ncclResult_t call_ncclAlltoAll(const void *sendbuff, void *recvbuff, size
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
-    cubind_result = call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 33), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
-        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 33, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;psendbuff;precvbuff;ucount;e1:datatype;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (uintptr_t)comm, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -2152,25 +1947,15 @@ static ncclResult_t call_ncclGather(const void *sendbuff, void *recvbuff, size_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    cubind_result = call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 34), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
-        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_signed(&cubind_call, "root", (long long)root);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 34, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;psendbuff;precvbuff;ucount;e1:datatype;iroot;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -2210,25 +1995,15 @@ static ncclResult_t call_ncclScatter(const void *sendbuff, void *recvbuff, size_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    cubind_result = call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 35), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
-        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_signed(&cubind_call, "root", (long long)root);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 35, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;psendbuff;precvbuff;ucount;e1:datatype;iroot;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -2268,24 +2043,15 @@ static ncclResult_t call_ncclSend(const void *sendbuff, size_t count, ncclDataTy
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
-    cubind_result = call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 36), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sendbuff", (uintptr_t)sendbuff);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_signed(&cubind_call, "peer", (long long)peer);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 36, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;psendbuff;ucount;e1:datatype;ipeer;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (unsigned long long)count, (long long)datatype, (long long)peer, (uintptr_t)comm, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -2325,24 +2091,15 @@ static ncclResult_t call_ncclRecv(void *recvbuff, size_t count, ncclDataType_t d
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
-    cubind_result = call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 37), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "recvbuff", (uintptr_t)recvbuff);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "datatype", trace_enum_1((long long)datatype), (long long)datatype);
-        cubind__trace_signed(&cubind_call, "peer", (long long)peer);
-        cubind__trace_pointer(&cubind_call, "comm", (uintptr_t)comm);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 37, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;precvbuff;ucount;e1:datatype;ipeer;pcomm;pstream;", (int)cubind_result, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)peer, (uintptr_t)comm, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -2382,18 +2139,15 @@ static ncclResult_t call_ncclGroupStart(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclGroupStart(void)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclGroupStart();
-    cubind_result = call_ncclGroupStart();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 38), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclGroupStart();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 38, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -2433,18 +2187,15 @@ static ncclResult_t call_ncclGroupEnd(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclGroupEnd(void)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclGroupEnd();
-    cubind_result = call_ncclGroupEnd();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 39), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclGroupEnd();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 39, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -2484,19 +2235,15 @@ static ncclResult_t call_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD ncclResult_t traced_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
     cubind__trace_call cubind_call;
-    ncclResult_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL))
-        return call_ncclGroupSimulateEnd(simInfo);
-    cubind_result = call_ncclGroupSimulateEnd(simInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nccl_symbols.table, 40), cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "simInfo", (uintptr_t)simInfo);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
+    ncclResult_t cubind_result = call_ncclGroupSimulateEnd(simInfo);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 40, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
+                          "s;psimInfo;", (int)cubind_result, (uintptr_t)simInfo);
     return cubind_result;
 }
 

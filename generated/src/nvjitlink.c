@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "trace.h"
+#include "trace_log.h"
 
 #define SYMBOL_COUNT 14
 
@@ -160,6 +161,15 @@ static const char *trace_enum_0(long long value)
     }
 }
 
+/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
+static const char *trace_enum(unsigned which, long long value)
+{
+    switch (which) {
+    case 0: return trace_enum_0(value);
+    default: return NULL;
+    }
+}
+
 typedef nvJitLinkResult (*cubind____nvJitLinkCreate_13_0_fn)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
 static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
 
@@ -177,21 +187,15 @@ static nvJitLinkResult call___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkCreate_13_0(handle, numOptions, options);
-    cubind_result = call___nvJitLinkCreate_13_0(handle, numOptions, options);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 0), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_unsigned(&cubind_call, "numOptions", (unsigned long long)numOptions);
-        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkCreate_13_0(handle, numOptions, options);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 0, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;unumOptions;poptions;", (int)cubind_result, (uintptr_t)handle, (unsigned long long)numOptions, (uintptr_t)options);
     return cubind_result;
 }
 
@@ -231,19 +235,15 @@ static nvJitLinkResult call___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkDestroy_13_0(handle);
-    cubind_result = call___nvJitLinkDestroy_13_0(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 1), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkDestroy_13_0(handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 1, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
     return cubind_result;
 }
 
@@ -283,23 +283,15 @@ static nvJitLinkResult call___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
-    cubind_result = call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 2), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "inputType", trace_enum_0((long long)inputType), (long long)inputType);
-        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 2, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;e0:inputType;pdata;usize;pname;", (int)cubind_result, (uintptr_t)handle, (long long)inputType, (uintptr_t)data, (unsigned long long)size, (uintptr_t)name);
     return cubind_result;
 }
 
@@ -339,21 +331,15 @@ static nvJitLinkResult call___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
-    cubind_result = call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 3), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_enum(&cubind_call, "inputType", trace_enum_0((long long)inputType), (long long)inputType);
-        cubind__trace_pointer(&cubind_call, "fileName", (uintptr_t)fileName);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 3, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;e0:inputType;pfileName;", (int)cubind_result, (uintptr_t)handle, (long long)inputType, (uintptr_t)fileName);
     return cubind_result;
 }
 
@@ -393,19 +379,15 @@ static nvJitLinkResult call___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkComplete_13_0(handle);
-    cubind_result = call___nvJitLinkComplete_13_0(handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 4), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkComplete_13_0(handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 4, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
     return cubind_result;
 }
 
@@ -445,20 +427,15 @@ static nvJitLinkResult call___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle h
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
-    cubind_result = call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 5), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 5, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;psize;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)size);
     return cubind_result;
 }
 
@@ -498,20 +475,15 @@ static nvJitLinkResult call___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
-    cubind_result = call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 6), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "cubin", (uintptr_t)cubin);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 6, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;pcubin;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)cubin);
     return cubind_result;
 }
 
@@ -551,20 +523,15 @@ static nvJitLinkResult call___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle han
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
-    cubind_result = call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 7), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 7, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;psize;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)size);
     return cubind_result;
 }
 
@@ -604,20 +571,15 @@ static nvJitLinkResult call___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
-    cubind_result = call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 8), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "ptx", (uintptr_t)ptx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 8, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;pptx;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)ptx);
     return cubind_result;
 }
 
@@ -657,20 +619,15 @@ static nvJitLinkResult call___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle hand
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkGetErrorLogSize_13_0(handle, size);
-    cubind_result = call___nvJitLinkGetErrorLogSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 9), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkGetErrorLogSize_13_0(handle, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 9, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;psize;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)size);
     return cubind_result;
 }
 
@@ -710,20 +667,15 @@ static nvJitLinkResult call___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkGetErrorLog_13_0(handle, log);
-    cubind_result = call___nvJitLinkGetErrorLog_13_0(handle, log);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 10), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkGetErrorLog_13_0(handle, log);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 10, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;plog;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)log);
     return cubind_result;
 }
 
@@ -763,20 +715,15 @@ static nvJitLinkResult call___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkGetInfoLogSize_13_0(handle, size);
-    cubind_result = call___nvJitLinkGetInfoLogSize_13_0(handle, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 11), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkGetInfoLogSize_13_0(handle, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 11, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;psize;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)size);
     return cubind_result;
 }
 
@@ -816,20 +763,15 @@ static nvJitLinkResult call___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call___nvJitLinkGetInfoLog_13_0(handle, log);
-    cubind_result = call___nvJitLinkGetInfoLog_13_0(handle, log);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 12), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call___nvJitLinkGetInfoLog_13_0(handle, log);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 12, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;phandle;plog;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)log);
     return cubind_result;
 }
 
@@ -869,20 +811,15 @@ static nvJitLinkResult call_nvJitLinkVersion(unsigned int *major, unsigned int *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvJitLinkResult traced_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
 {
     cubind__trace_call cubind_call;
-    nvJitLinkResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK))
-        return call_nvJitLinkVersion(major, minor);
-    cubind_result = call_nvJitLinkVersion(major, minor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvjitlink_symbols.table, 13), cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
-        cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
+    nvJitLinkResult cubind_result = call_nvJitLinkVersion(major, minor);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 13, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
+                          "s;pmajor;pminor;", (int)cubind_result, (uintptr_t)major, (uintptr_t)minor);
     return cubind_result;
 }
 

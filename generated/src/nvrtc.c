@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "trace.h"
+#include "trace_log.h"
 
 #define SYMBOL_COUNT 24
 
@@ -193,6 +194,15 @@ static const char *trace_enum_0(long long value)
     }
 }
 
+/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
+static const char *trace_enum(unsigned which, long long value)
+{
+    switch (which) {
+    case 0: return trace_enum_0(value);
+    default: return NULL;
+    }
+}
+
 typedef const char *(*cubind__nvrtcGetErrorString_fn)(nvrtcResult result);
 static CUBIND_COLD const char *slow_nvrtcGetErrorString(nvrtcResult result);
 
@@ -205,19 +215,15 @@ static const char *call_nvrtcGetErrorString(nvrtcResult result)
     return cubind_fn(result);
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD const char *traced_nvrtcGetErrorString(nvrtcResult result)
 {
     cubind__trace_call cubind_call;
-    const char * cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetErrorString(result);
-    cubind_result = call_nvrtcGetErrorString(result);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 0), 0)) {
-        cubind__trace_enum(&cubind_call, "result", trace_enum_0((long long)result), (long long)result);
-        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    const char * cubind_result = call_nvrtcGetErrorString(result);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 0, 0, trace_enum,
+                          "p;e0:result;", (uintptr_t)cubind_result, (long long)result);
     return cubind_result;
 }
 
@@ -252,20 +258,15 @@ static nvrtcResult call_nvrtcVersion(int *major, int *minor)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcVersion(int *major, int *minor)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcVersion(major, minor);
-    cubind_result = call_nvrtcVersion(major, minor);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 1), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "major", (uintptr_t)major);
-        cubind__trace_pointer(&cubind_call, "minor", (uintptr_t)minor);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcVersion(major, minor);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 1, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pmajor;pminor;", (int)cubind_result, (uintptr_t)major, (uintptr_t)minor);
     return cubind_result;
 }
 
@@ -305,19 +306,15 @@ static nvrtcResult call_nvrtcGetNumSupportedArchs(int *numArchs)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetNumSupportedArchs(int *numArchs)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetNumSupportedArchs(numArchs);
-    cubind_result = call_nvrtcGetNumSupportedArchs(numArchs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 2), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "numArchs", (uintptr_t)numArchs);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetNumSupportedArchs(numArchs);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 2, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pnumArchs;", (int)cubind_result, (uintptr_t)numArchs);
     return cubind_result;
 }
 
@@ -357,19 +354,15 @@ static nvrtcResult call_nvrtcGetSupportedArchs(int *supportedArchs)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetSupportedArchs(int *supportedArchs)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetSupportedArchs(supportedArchs);
-    cubind_result = call_nvrtcGetSupportedArchs(supportedArchs);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 3), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "supportedArchs", (uintptr_t)supportedArchs);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetSupportedArchs(supportedArchs);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 3, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;psupportedArchs;", (int)cubind_result, (uintptr_t)supportedArchs);
     return cubind_result;
 }
 
@@ -409,24 +402,15 @@ static nvrtcResult call_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
-    cubind_result = call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 4), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_signed(&cubind_call, "numHeaders", (long long)numHeaders);
-        cubind__trace_pointer(&cubind_call, "headers", (uintptr_t)headers);
-        cubind__trace_pointer(&cubind_call, "includeNames", (uintptr_t)includeNames);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 4, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;psrc;pname;inumHeaders;pheaders;pincludeNames;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)src, (uintptr_t)name, (long long)numHeaders, (uintptr_t)headers, (uintptr_t)includeNames);
     return cubind_result;
 }
 
@@ -466,19 +450,15 @@ static nvrtcResult call_nvrtcDestroyProgram(nvrtcProgram *prog)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcDestroyProgram(nvrtcProgram *prog)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcDestroyProgram(prog);
-    cubind_result = call_nvrtcDestroyProgram(prog);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 5), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcDestroyProgram(prog);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 5, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;", (int)cubind_result, (uintptr_t)prog);
     return cubind_result;
 }
 
@@ -518,21 +498,15 @@ static nvrtcResult call_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcCompileProgram(prog, numOptions, options);
-    cubind_result = call_nvrtcCompileProgram(prog, numOptions, options);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 6), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_signed(&cubind_call, "numOptions", (long long)numOptions);
-        cubind__trace_pointer(&cubind_call, "options", (uintptr_t)options);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcCompileProgram(prog, numOptions, options);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 6, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;inumOptions;poptions;", (int)cubind_result, (uintptr_t)prog, (long long)numOptions, (uintptr_t)options);
     return cubind_result;
 }
 
@@ -572,20 +546,15 @@ static nvrtcResult call_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetPTXSize(prog, ptxSizeRet);
-    cubind_result = call_nvrtcGetPTXSize(prog, ptxSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 7), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "ptxSizeRet", (uintptr_t)ptxSizeRet);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetPTXSize(prog, ptxSizeRet);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 7, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;pptxSizeRet;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)ptxSizeRet);
     return cubind_result;
 }
 
@@ -625,20 +594,15 @@ static nvrtcResult call_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetPTX(prog, ptx);
-    cubind_result = call_nvrtcGetPTX(prog, ptx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 8), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "ptx", (uintptr_t)ptx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetPTX(prog, ptx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 8, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;pptx;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)ptx);
     return cubind_result;
 }
 
@@ -678,20 +642,15 @@ static nvrtcResult call_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetCUBINSize(prog, cubinSizeRet);
-    cubind_result = call_nvrtcGetCUBINSize(prog, cubinSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 9), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "cubinSizeRet", (uintptr_t)cubinSizeRet);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetCUBINSize(prog, cubinSizeRet);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 9, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;pcubinSizeRet;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)cubinSizeRet);
     return cubind_result;
 }
 
@@ -731,20 +690,15 @@ static nvrtcResult call_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetCUBIN(prog, cubin);
-    cubind_result = call_nvrtcGetCUBIN(prog, cubin);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 10), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "cubin", (uintptr_t)cubin);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetCUBIN(prog, cubin);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 10, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;pcubin;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)cubin);
     return cubind_result;
 }
 
@@ -784,20 +738,15 @@ static nvrtcResult call_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
-    cubind_result = call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 11), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "LTOIRSizeRet", (uintptr_t)LTOIRSizeRet);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 11, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;pLTOIRSizeRet;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)LTOIRSizeRet);
     return cubind_result;
 }
 
@@ -837,20 +786,15 @@ static nvrtcResult call_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetLTOIR(prog, LTOIR);
-    cubind_result = call_nvrtcGetLTOIR(prog, LTOIR);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 12), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "LTOIR", (uintptr_t)LTOIR);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetLTOIR(prog, LTOIR);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 12, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;pLTOIR;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)LTOIR);
     return cubind_result;
 }
 
@@ -890,20 +834,15 @@ static nvrtcResult call_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
-    cubind_result = call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 13), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "optixirSizeRet", (uintptr_t)optixirSizeRet);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 13, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;poptixirSizeRet;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)optixirSizeRet);
     return cubind_result;
 }
 
@@ -943,20 +882,15 @@ static nvrtcResult call_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetOptiXIR(prog, optixir);
-    cubind_result = call_nvrtcGetOptiXIR(prog, optixir);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 14), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "optixir", (uintptr_t)optixir);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetOptiXIR(prog, optixir);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 14, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;poptixir;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)optixir);
     return cubind_result;
 }
 
@@ -996,20 +930,15 @@ static nvrtcResult call_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSiz
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetProgramLogSize(prog, logSizeRet);
-    cubind_result = call_nvrtcGetProgramLogSize(prog, logSizeRet);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 15), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "logSizeRet", (uintptr_t)logSizeRet);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetProgramLogSize(prog, logSizeRet);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 15, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;plogSizeRet;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)logSizeRet);
     return cubind_result;
 }
 
@@ -1049,20 +978,15 @@ static nvrtcResult call_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetProgramLog(prog, log);
-    cubind_result = call_nvrtcGetProgramLog(prog, log);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 16), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "log", (uintptr_t)log);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetProgramLog(prog, log);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 16, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;plog;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)log);
     return cubind_result;
 }
 
@@ -1102,20 +1026,15 @@ static nvrtcResult call_nvrtcAddNameExpression(nvrtcProgram prog, const char *co
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcAddNameExpression(prog, name_expression);
-    cubind_result = call_nvrtcAddNameExpression(prog, name_expression);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 17), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "name_expression", (uintptr_t)name_expression);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcAddNameExpression(prog, name_expression);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 17, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;pname_expression;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)name_expression);
     return cubind_result;
 }
 
@@ -1155,21 +1074,15 @@ static nvrtcResult call_nvrtcGetLoweredName(nvrtcProgram prog, const char *const
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
-    cubind_result = call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 18), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "name_expression", (uintptr_t)name_expression);
-        cubind__trace_pointer(&cubind_call, "lowered_name", (uintptr_t)lowered_name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 18, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;pname_expression;plowered_name;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)name_expression, (uintptr_t)lowered_name);
     return cubind_result;
 }
 
@@ -1209,19 +1122,15 @@ static nvrtcResult call_nvrtcGetPCHHeapSize(size_t *ret)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSize(size_t *ret)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetPCHHeapSize(ret);
-    cubind_result = call_nvrtcGetPCHHeapSize(ret);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 19), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ret", (uintptr_t)ret);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetPCHHeapSize(ret);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 19, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pret;", (int)cubind_result, (uintptr_t)ret);
     return cubind_result;
 }
 
@@ -1261,19 +1170,15 @@ static nvrtcResult call_nvrtcSetPCHHeapSize(size_t size)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcSetPCHHeapSize(size_t size)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcSetPCHHeapSize(size);
-    cubind_result = call_nvrtcSetPCHHeapSize(size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 20), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcSetPCHHeapSize(size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 20, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;usize;", (int)cubind_result, (unsigned long long)size);
     return cubind_result;
 }
 
@@ -1313,19 +1218,15 @@ static nvrtcResult call_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetPCHCreateStatus(prog);
-    cubind_result = call_nvrtcGetPCHCreateStatus(prog);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 21), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetPCHCreateStatus(prog);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 21, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;", (int)cubind_result, (uintptr_t)prog);
     return cubind_result;
 }
 
@@ -1365,20 +1266,15 @@ static nvrtcResult call_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *s
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcGetPCHHeapSizeRequired(prog, size);
-    cubind_result = call_nvrtcGetPCHHeapSizeRequired(prog, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 22), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcGetPCHHeapSizeRequired(prog, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 22, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;psize;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)size);
     return cubind_result;
 }
 
@@ -1418,21 +1314,15 @@ static nvrtcResult call_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD nvrtcResult traced_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
     cubind__trace_call cubind_call;
-    nvrtcResult cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC))
-        return call_nvrtcSetFlowCallback(prog, callback, payload);
-    cubind_result = call_nvrtcSetFlowCallback(prog, callback, payload);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__nvrtc_symbols.table, 23), cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prog", (uintptr_t)prog);
-        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
-        cubind__trace_pointer(&cubind_call, "payload", (uintptr_t)payload);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
+    nvrtcResult cubind_result = call_nvrtcSetFlowCallback(prog, callback, payload);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 23, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
+                          "s;pprog;pcallback;ppayload;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)callback, (uintptr_t)payload);
     return cubind_result;
 }
 

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "trace.h"
+#include "trace_log.h"
 
 #define SYMBOL_COUNT 310
 
@@ -2143,6 +2144,33 @@ static const char *trace_enum_18(long long value)
     }
 }
 
+/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
+static const char *trace_enum(unsigned which, long long value)
+{
+    switch (which) {
+    case 0: return trace_enum_0(value);
+    case 1: return trace_enum_1(value);
+    case 2: return trace_enum_2(value);
+    case 3: return trace_enum_3(value);
+    case 4: return trace_enum_4(value);
+    case 5: return trace_enum_5(value);
+    case 6: return trace_enum_6(value);
+    case 7: return trace_enum_7(value);
+    case 8: return trace_enum_8(value);
+    case 9: return trace_enum_9(value);
+    case 10: return trace_enum_10(value);
+    case 11: return trace_enum_11(value);
+    case 12: return trace_enum_12(value);
+    case 13: return trace_enum_13(value);
+    case 14: return trace_enum_14(value);
+    case 15: return trace_enum_15(value);
+    case 16: return trace_enum_16(value);
+    case 17: return trace_enum_17(value);
+    case 18: return trace_enum_18(value);
+    default: return NULL;
+    }
+}
+
 typedef cudaError_t (*cubind__cudaDeviceReset_fn)(void);
 static CUBIND_COLD cudaError_t slow_cudaDeviceReset(void);
 
@@ -2160,18 +2188,15 @@ static cudaError_t call_cudaDeviceReset(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceReset(void)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceReset();
-    cubind_result = call_cudaDeviceReset();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 0), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceReset();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 0, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -2211,18 +2236,15 @@ static cudaError_t call_cudaDeviceSynchronize(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceSynchronize(void)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceSynchronize();
-    cubind_result = call_cudaDeviceSynchronize();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 1), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceSynchronize();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 1, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -2262,20 +2284,15 @@ static cudaError_t call_cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceSetLimit(limit, value);
-    cubind_result = call_cudaDeviceSetLimit(limit, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 2), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "limit", trace_enum_0((long long)limit), (long long)limit);
-        cubind__trace_unsigned(&cubind_call, "value", (unsigned long long)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceSetLimit(limit, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 2, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;e0:limit;uvalue;", (int)cubind_result, (long long)limit, (unsigned long long)value);
     return cubind_result;
 }
 
@@ -2315,20 +2332,15 @@ static cudaError_t call_cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetLimit(pValue, limit);
-    cubind_result = call_cudaDeviceGetLimit(pValue, limit);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 3), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pValue", (uintptr_t)pValue);
-        cubind__trace_enum(&cubind_call, "limit", trace_enum_0((long long)limit), (long long)limit);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetLimit(pValue, limit);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 3, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppValue;e0:limit;", (int)cubind_result, (uintptr_t)pValue, (long long)limit);
     return cubind_result;
 }
 
@@ -2368,21 +2380,15 @@ static cudaError_t call_cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInE
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
-    cubind_result = call_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 4), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "maxWidthInElements", (uintptr_t)maxWidthInElements);
-        cubind__trace_pointer(&cubind_call, "fmtDesc", (uintptr_t)fmtDesc);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 4, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmaxWidthInElements;pfmtDesc;idevice;", (int)cubind_result, (uintptr_t)maxWidthInElements, (uintptr_t)fmtDesc, (long long)device);
     return cubind_result;
 }
 
@@ -2422,19 +2428,15 @@ static cudaError_t call_cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetCacheConfig(pCacheConfig);
-    cubind_result = call_cudaDeviceGetCacheConfig(pCacheConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 5), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pCacheConfig", (uintptr_t)pCacheConfig);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetCacheConfig(pCacheConfig);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 5, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppCacheConfig;", (int)cubind_result, (uintptr_t)pCacheConfig);
     return cubind_result;
 }
 
@@ -2474,20 +2476,15 @@ static cudaError_t call_cudaDeviceGetStreamPriorityRange(int *leastPriority, int
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
-    cubind_result = call_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 6), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "leastPriority", (uintptr_t)leastPriority);
-        cubind__trace_pointer(&cubind_call, "greatestPriority", (uintptr_t)greatestPriority);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 6, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pleastPriority;pgreatestPriority;", (int)cubind_result, (uintptr_t)leastPriority, (uintptr_t)greatestPriority);
     return cubind_result;
 }
 
@@ -2527,19 +2524,15 @@ static cudaError_t call_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceSetCacheConfig(cacheConfig);
-    cubind_result = call_cudaDeviceSetCacheConfig(cacheConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 7), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "cacheConfig", trace_enum_1((long long)cacheConfig), (long long)cacheConfig);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceSetCacheConfig(cacheConfig);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 7, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;e1:cacheConfig;", (int)cubind_result, (long long)cacheConfig);
     return cubind_result;
 }
 
@@ -2579,20 +2572,15 @@ static cudaError_t call_cudaDeviceGetByPCIBusId(int *device, const char *pciBusI
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetByPCIBusId(device, pciBusId);
-    cubind_result = call_cudaDeviceGetByPCIBusId(device, pciBusId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 8), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
-        cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetByPCIBusId(device, pciBusId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 8, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevice;ppciBusId;", (int)cubind_result, (uintptr_t)device, (uintptr_t)pciBusId);
     return cubind_result;
 }
 
@@ -2632,21 +2620,15 @@ static cudaError_t call_cudaDeviceGetPCIBusId(char *pciBusId, int len, int devic
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetPCIBusId(pciBusId, len, device);
-    cubind_result = call_cudaDeviceGetPCIBusId(pciBusId, len, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 9), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pciBusId", (uintptr_t)pciBusId);
-        cubind__trace_signed(&cubind_call, "len", (long long)len);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetPCIBusId(pciBusId, len, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 9, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppciBusId;ilen;idevice;", (int)cubind_result, (uintptr_t)pciBusId, (long long)len, (long long)device);
     return cubind_result;
 }
 
@@ -2686,20 +2668,15 @@ static cudaError_t call_cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cuda
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaIpcGetEventHandle(handle, event);
-    cubind_result = call_cudaIpcGetEventHandle(handle, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 10), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaIpcGetEventHandle(handle, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 10, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phandle;pevent;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -2739,20 +2716,15 @@ static cudaError_t call_cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventH
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaIpcOpenEventHandle(event, handle);
-    cubind_result = call_cudaIpcOpenEventHandle(event, handle);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 11), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_record(&cubind_call, "handle");
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaIpcOpenEventHandle(event, handle);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 11, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pevent;rhandle;", (int)cubind_result, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -2792,20 +2764,15 @@ static cudaError_t call_cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *de
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaIpcGetMemHandle(handle, devPtr);
-    cubind_result = call_cudaIpcGetMemHandle(handle, devPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 12), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "handle", (uintptr_t)handle);
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaIpcGetMemHandle(handle, devPtr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 12, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phandle;pdevPtr;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)devPtr);
     return cubind_result;
 }
 
@@ -2845,21 +2812,15 @@ static cudaError_t call_cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t h
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaIpcOpenMemHandle(devPtr, handle, flags);
-    cubind_result = call_cudaIpcOpenMemHandle(devPtr, handle, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 13), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_record(&cubind_call, "handle");
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaIpcOpenMemHandle(devPtr, handle, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 13, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;rhandle;uflags;", (int)cubind_result, (uintptr_t)devPtr, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -2899,19 +2860,15 @@ static cudaError_t call_cudaIpcCloseMemHandle(void *devPtr)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaIpcCloseMemHandle(void *devPtr)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaIpcCloseMemHandle(devPtr);
-    cubind_result = call_cudaIpcCloseMemHandle(devPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 14), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaIpcCloseMemHandle(devPtr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 14, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;", (int)cubind_result, (uintptr_t)devPtr);
     return cubind_result;
 }
 
@@ -2951,20 +2908,15 @@ static cudaError_t call_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDire
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
-    cubind_result = call_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 15), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "target", trace_enum_2((long long)target), (long long)target);
-        cubind__trace_enum(&cubind_call, "scope", trace_enum_3((long long)scope), (long long)scope);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceFlushGPUDirectRDMAWrites(target, scope);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 15, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;e2:target;e3:scope;", (int)cubind_result, (long long)target, (long long)scope);
     return cubind_result;
 }
 
@@ -3004,22 +2956,15 @@ static cudaError_t call_cudaDeviceRegisterAsyncNotification(int device, cudaAsyn
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
-    cubind_result = call_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 16), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
-        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
-        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 16, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;idevice;pcallbackFunc;puserData;pcallback;", (int)cubind_result, (long long)device, (uintptr_t)callbackFunc, (uintptr_t)userData, (uintptr_t)callback);
     return cubind_result;
 }
 
@@ -3059,20 +3004,15 @@ static cudaError_t call_cudaDeviceUnregisterAsyncNotification(int device, cudaAs
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceUnregisterAsyncNotification(device, callback);
-    cubind_result = call_cudaDeviceUnregisterAsyncNotification(device, callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 17), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceUnregisterAsyncNotification(device, callback);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 17, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;idevice;pcallback;", (int)cubind_result, (long long)device, (uintptr_t)callback);
     return cubind_result;
 }
 
@@ -3112,19 +3052,15 @@ static cudaError_t call_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *p
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetSharedMemConfig(pConfig);
-    cubind_result = call_cudaDeviceGetSharedMemConfig(pConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 18), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pConfig", (uintptr_t)pConfig);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetSharedMemConfig(pConfig);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 18, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppConfig;", (int)cubind_result, (uintptr_t)pConfig);
     return cubind_result;
 }
 
@@ -3164,19 +3100,15 @@ static cudaError_t call_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig co
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceSetSharedMemConfig(config);
-    cubind_result = call_cudaDeviceSetSharedMemConfig(config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 19), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_enum(&cubind_call, "config", trace_enum_4((long long)config), (long long)config);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceSetSharedMemConfig(config);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 19, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;e4:config;", (int)cubind_result, (long long)config);
     return cubind_result;
 }
 
@@ -3216,18 +3148,15 @@ static cudaError_t call_cudaGetLastError(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetLastError(void)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetLastError();
-    cubind_result = call_cudaGetLastError();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 20), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetLastError();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 20, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -3267,18 +3196,15 @@ static cudaError_t call_cudaPeekAtLastError(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaPeekAtLastError(void)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaPeekAtLastError();
-    cubind_result = call_cudaPeekAtLastError();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 21), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaPeekAtLastError();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 21, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -3313,19 +3239,15 @@ static const char *call_cudaGetErrorName(cudaError_t error)
     return cubind_fn(error);
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD const char *traced_cudaGetErrorName(cudaError_t error)
 {
     cubind__trace_call cubind_call;
-    const char * cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetErrorName(error);
-    cubind_result = call_cudaGetErrorName(error);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 22), 0)) {
-        cubind__trace_enum(&cubind_call, "error", trace_enum_5((long long)error), (long long)error);
-        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    const char * cubind_result = call_cudaGetErrorName(error);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 22, 0, trace_enum,
+                          "p;e5:error;", (uintptr_t)cubind_result, (long long)error);
     return cubind_result;
 }
 
@@ -3355,19 +3277,15 @@ static const char *call_cudaGetErrorString(cudaError_t error)
     return cubind_fn(error);
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD const char *traced_cudaGetErrorString(cudaError_t error)
 {
     cubind__trace_call cubind_call;
-    const char * cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetErrorString(error);
-    cubind_result = call_cudaGetErrorString(error);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 23), 0)) {
-        cubind__trace_enum(&cubind_call, "error", trace_enum_5((long long)error), (long long)error);
-        cubind__trace_pointer(&cubind_call, NULL, (uintptr_t)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    const char * cubind_result = call_cudaGetErrorString(error);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 23, 0, trace_enum,
+                          "p;e5:error;", (uintptr_t)cubind_result, (long long)error);
     return cubind_result;
 }
 
@@ -3402,19 +3320,15 @@ static cudaError_t call_cudaGetDeviceCount(int *count)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetDeviceCount(int *count)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetDeviceCount(count);
-    cubind_result = call_cudaGetDeviceCount(count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 24), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetDeviceCount(count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 24, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pcount;", (int)cubind_result, (uintptr_t)count);
     return cubind_result;
 }
 
@@ -3454,20 +3368,15 @@ static cudaError_t call_cudaGetDeviceProperties(struct cudaDeviceProp *prop, int
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetDeviceProperties(prop, device);
-    cubind_result = call_cudaGetDeviceProperties(prop, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 25), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetDeviceProperties(prop, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 25, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pprop;idevice;", (int)cubind_result, (uintptr_t)prop, (long long)device);
     return cubind_result;
 }
 
@@ -3507,21 +3416,15 @@ static cudaError_t call_cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr a
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetAttribute(value, attr, device);
-    cubind_result = call_cudaDeviceGetAttribute(value, attr, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 26), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_6((long long)attr), (long long)attr);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetAttribute(value, attr, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 26, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pvalue;e6:attr;idevice;", (int)cubind_result, (uintptr_t)value, (long long)attr, (long long)device);
     return cubind_result;
 }
 
@@ -3561,22 +3464,15 @@ static cudaError_t call_cudaDeviceGetHostAtomicCapabilities(unsigned int *capabi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
-    cubind_result = call_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 27), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
-        cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetHostAtomicCapabilities(capabilities, operations, count, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 27, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pcapabilities;poperations;ucount;idevice;", (int)cubind_result, (uintptr_t)capabilities, (uintptr_t)operations, (unsigned long long)count, (long long)device);
     return cubind_result;
 }
 
@@ -3616,20 +3512,15 @@ static cudaError_t call_cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetDefaultMemPool(memPool, device);
-    cubind_result = call_cudaDeviceGetDefaultMemPool(memPool, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 28), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetDefaultMemPool(memPool, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 28, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemPool;idevice;", (int)cubind_result, (uintptr_t)memPool, (long long)device);
     return cubind_result;
 }
 
@@ -3669,20 +3560,15 @@ static cudaError_t call_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceSetMemPool(device, memPool);
-    cubind_result = call_cudaDeviceSetMemPool(device, memPool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 29), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceSetMemPool(device, memPool);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 29, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;idevice;pmemPool;", (int)cubind_result, (long long)device, (uintptr_t)memPool);
     return cubind_result;
 }
 
@@ -3722,20 +3608,15 @@ static cudaError_t call_cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetMemPool(memPool, device);
-    cubind_result = call_cudaDeviceGetMemPool(memPool, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 30), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetMemPool(memPool, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 30, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemPool;idevice;", (int)cubind_result, (uintptr_t)memPool, (long long)device);
     return cubind_result;
 }
 
@@ -3775,21 +3656,15 @@ static cudaError_t call_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
-    cubind_result = call_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 31), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "nvSciSyncAttrList", (uintptr_t)nvSciSyncAttrList);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_signed(&cubind_call, "flags", (long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 31, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnvSciSyncAttrList;idevice;iflags;", (int)cubind_result, (uintptr_t)nvSciSyncAttrList, (long long)device, (long long)flags);
     return cubind_result;
 }
 
@@ -3829,22 +3704,15 @@ static cudaError_t call_cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2P
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
-    cubind_result = call_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 32), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_7((long long)attr), (long long)attr);
-        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
-        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 32, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pvalue;e7:attr;isrcDevice;idstDevice;", (int)cubind_result, (uintptr_t)value, (long long)attr, (long long)srcDevice, (long long)dstDevice);
     return cubind_result;
 }
 
@@ -3884,23 +3752,15 @@ static cudaError_t call_cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabil
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
-    cubind_result = call_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 33), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "capabilities", (uintptr_t)capabilities);
-        cubind__trace_pointer(&cubind_call, "operations", (uintptr_t)operations);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
-        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 33, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pcapabilities;poperations;ucount;isrcDevice;idstDevice;", (int)cubind_result, (uintptr_t)capabilities, (uintptr_t)operations, (unsigned long long)count, (long long)srcDevice, (long long)dstDevice);
     return cubind_result;
 }
 
@@ -3940,20 +3800,15 @@ static cudaError_t call_cudaChooseDevice(int *device, const struct cudaDevicePro
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaChooseDevice(device, prop);
-    cubind_result = call_cudaChooseDevice(device, prop);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 34), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
-        cubind__trace_pointer(&cubind_call, "prop", (uintptr_t)prop);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaChooseDevice(device, prop);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 34, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevice;pprop;", (int)cubind_result, (uintptr_t)device, (uintptr_t)prop);
     return cubind_result;
 }
 
@@ -3993,21 +3848,15 @@ static cudaError_t call_cudaInitDevice(int device, unsigned int deviceFlags, uns
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaInitDevice(device, deviceFlags, flags);
-    cubind_result = call_cudaInitDevice(device, deviceFlags, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 35), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_unsigned(&cubind_call, "deviceFlags", (unsigned long long)deviceFlags);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaInitDevice(device, deviceFlags, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 35, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;idevice;udeviceFlags;uflags;", (int)cubind_result, (long long)device, (unsigned long long)deviceFlags, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -4047,19 +3896,15 @@ static cudaError_t call_cudaSetDevice(int device)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaSetDevice(int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaSetDevice(device);
-    cubind_result = call_cudaSetDevice(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 36), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaSetDevice(device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 36, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;idevice;", (int)cubind_result, (long long)device);
     return cubind_result;
 }
 
@@ -4099,19 +3944,15 @@ static cudaError_t call_cudaGetDevice(int *device)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetDevice(int *device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetDevice(device);
-    cubind_result = call_cudaGetDevice(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 37), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetDevice(device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 37, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevice;", (int)cubind_result, (uintptr_t)device);
     return cubind_result;
 }
 
@@ -4151,20 +3992,15 @@ static cudaError_t call_cudaSetValidDevices(int *device_arr, int len)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaSetValidDevices(int *device_arr, int len)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaSetValidDevices(device_arr, len);
-    cubind_result = call_cudaSetValidDevices(device_arr, len);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 38), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "device_arr", (uintptr_t)device_arr);
-        cubind__trace_signed(&cubind_call, "len", (long long)len);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaSetValidDevices(device_arr, len);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 38, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevice_arr;ilen;", (int)cubind_result, (uintptr_t)device_arr, (long long)len);
     return cubind_result;
 }
 
@@ -4204,19 +4040,15 @@ static cudaError_t call_cudaSetDeviceFlags(unsigned int flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaSetDeviceFlags(unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaSetDeviceFlags(flags);
-    cubind_result = call_cudaSetDeviceFlags(flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 39), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaSetDeviceFlags(flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 39, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;uflags;", (int)cubind_result, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -4256,19 +4088,15 @@ static cudaError_t call_cudaGetDeviceFlags(unsigned int *flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetDeviceFlags(unsigned int *flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetDeviceFlags(flags);
-    cubind_result = call_cudaGetDeviceFlags(flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 40), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetDeviceFlags(flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 40, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pflags;", (int)cubind_result, (uintptr_t)flags);
     return cubind_result;
 }
 
@@ -4308,19 +4136,15 @@ static cudaError_t call_cudaStreamCreate(cudaStream_t *pStream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamCreate(cudaStream_t *pStream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamCreate(pStream);
-    cubind_result = call_cudaStreamCreate(pStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 41), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pStream", (uintptr_t)pStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamCreate(pStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 41, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppStream;", (int)cubind_result, (uintptr_t)pStream);
     return cubind_result;
 }
 
@@ -4360,20 +4184,15 @@ static cudaError_t call_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigne
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamCreateWithFlags(pStream, flags);
-    cubind_result = call_cudaStreamCreateWithFlags(pStream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 42), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pStream", (uintptr_t)pStream);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamCreateWithFlags(pStream, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 42, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppStream;uflags;", (int)cubind_result, (uintptr_t)pStream, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -4413,21 +4232,15 @@ static cudaError_t call_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamCreateWithPriority(pStream, flags, priority);
-    cubind_result = call_cudaStreamCreateWithPriority(pStream, flags, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 43), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pStream", (uintptr_t)pStream);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_signed(&cubind_call, "priority", (long long)priority);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamCreateWithPriority(pStream, flags, priority);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 43, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppStream;uflags;ipriority;", (int)cubind_result, (uintptr_t)pStream, (unsigned long long)flags, (long long)priority);
     return cubind_result;
 }
 
@@ -4467,20 +4280,15 @@ static cudaError_t call_cudaStreamGetPriority(cudaStream_t hStream, int *priorit
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamGetPriority(hStream, priority);
-    cubind_result = call_cudaStreamGetPriority(hStream, priority);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 44), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "priority", (uintptr_t)priority);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamGetPriority(hStream, priority);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 44, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phStream;ppriority;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)priority);
     return cubind_result;
 }
 
@@ -4520,20 +4328,15 @@ static cudaError_t call_cudaStreamGetFlags(cudaStream_t hStream, unsigned int *f
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamGetFlags(hStream, flags);
-    cubind_result = call_cudaStreamGetFlags(hStream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 45), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamGetFlags(hStream, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 45, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phStream;pflags;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)flags);
     return cubind_result;
 }
 
@@ -4573,20 +4376,15 @@ static cudaError_t call_cudaStreamGetId(cudaStream_t hStream, unsigned long long
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamGetId(hStream, streamId);
-    cubind_result = call_cudaStreamGetId(hStream, streamId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 46), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "streamId", (uintptr_t)streamId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamGetId(hStream, streamId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 46, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phStream;pstreamId;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)streamId);
     return cubind_result;
 }
 
@@ -4626,20 +4424,15 @@ static cudaError_t call_cudaStreamGetDevice(cudaStream_t hStream, int *device)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamGetDevice(cudaStream_t hStream, int *device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamGetDevice(hStream, device);
-    cubind_result = call_cudaStreamGetDevice(hStream, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 47), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_pointer(&cubind_call, "device", (uintptr_t)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamGetDevice(hStream, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 47, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phStream;pdevice;", (int)cubind_result, (uintptr_t)hStream, (uintptr_t)device);
     return cubind_result;
 }
 
@@ -4679,18 +4472,15 @@ static cudaError_t call_cudaCtxResetPersistingL2Cache(void)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaCtxResetPersistingL2Cache(void)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaCtxResetPersistingL2Cache();
-    cubind_result = call_cudaCtxResetPersistingL2Cache();
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 48), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaCtxResetPersistingL2Cache();
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 48, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;", (int)cubind_result);
     return cubind_result;
 }
 
@@ -4730,20 +4520,15 @@ static cudaError_t call_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamCopyAttributes(dst, src);
-    cubind_result = call_cudaStreamCopyAttributes(dst, src);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 49), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamCopyAttributes(dst, src);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 49, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;psrc;", (int)cubind_result, (uintptr_t)dst, (uintptr_t)src);
     return cubind_result;
 }
 
@@ -4783,21 +4568,15 @@ static cudaError_t call_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchA
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamGetAttribute(hStream, attr, value_out);
-    cubind_result = call_cudaStreamGetAttribute(hStream, attr, value_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 50), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamGetAttribute(hStream, attr, value_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 50, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phStream;e8:attr;pvalue_out;", (int)cubind_result, (uintptr_t)hStream, (long long)attr, (uintptr_t)value_out);
     return cubind_result;
 }
 
@@ -4837,21 +4616,15 @@ static cudaError_t call_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchA
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamSetAttribute(hStream, attr, value);
-    cubind_result = call_cudaStreamSetAttribute(hStream, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 51), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamSetAttribute(hStream, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 51, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phStream;e8:attr;pvalue;", (int)cubind_result, (uintptr_t)hStream, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -4891,19 +4664,15 @@ static cudaError_t call_cudaStreamDestroy(cudaStream_t stream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamDestroy(cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamDestroy(stream);
-    cubind_result = call_cudaStreamDestroy(stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 52), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamDestroy(stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 52, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;", (int)cubind_result, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -4943,21 +4712,15 @@ static cudaError_t call_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t eve
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamWaitEvent(stream, event, flags);
-    cubind_result = call_cudaStreamWaitEvent(stream, event, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 53), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamWaitEvent(stream, event, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 53, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;pevent;uflags;", (int)cubind_result, (uintptr_t)stream, (uintptr_t)event, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -4997,22 +4760,15 @@ static cudaError_t call_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCal
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamAddCallback(stream, callback, userData, flags);
-    cubind_result = call_cudaStreamAddCallback(stream, callback, userData, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 54), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
-        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamAddCallback(stream, callback, userData, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 54, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;pcallback;puserData;uflags;", (int)cubind_result, (uintptr_t)stream, (uintptr_t)callback, (uintptr_t)userData, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -5052,19 +4808,15 @@ static cudaError_t call_cudaStreamSynchronize(cudaStream_t stream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamSynchronize(cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamSynchronize(stream);
-    cubind_result = call_cudaStreamSynchronize(stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 55), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamSynchronize(stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 55, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;", (int)cubind_result, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -5104,19 +4856,15 @@ static cudaError_t call_cudaStreamQuery(cudaStream_t stream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamQuery(cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamQuery(stream);
-    cubind_result = call_cudaStreamQuery(stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 56), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamQuery(stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 56, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;", (int)cubind_result, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -5156,22 +4904,15 @@ static cudaError_t call_cudaStreamAttachMemAsync(cudaStream_t stream, void *devP
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
-    cubind_result = call_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 57), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_unsigned(&cubind_call, "length", (unsigned long long)length);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 57, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;pdevPtr;ulength;uflags;", (int)cubind_result, (uintptr_t)stream, (uintptr_t)devPtr, (unsigned long long)length, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -5211,20 +4952,15 @@ static cudaError_t call_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamBeginCapture(stream, mode);
-    cubind_result = call_cudaStreamBeginCapture(stream, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 58), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_9((long long)mode), (long long)mode);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamBeginCapture(stream, mode);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 58, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;e9:mode;", (int)cubind_result, (uintptr_t)stream, (long long)mode);
     return cubind_result;
 }
 
@@ -5264,24 +5000,15 @@ static cudaError_t call_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaG
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
-    cubind_result = call_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 59), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_enum(&cubind_call, "mode", trace_enum_9((long long)mode), (long long)mode);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 59, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;pgraph;pdependencies;pdependencyData;unumDependencies;e9:mode;", (int)cubind_result, (uintptr_t)stream, (uintptr_t)graph, (uintptr_t)dependencies, (uintptr_t)dependencyData, (unsigned long long)numDependencies, (long long)mode);
     return cubind_result;
 }
 
@@ -5321,19 +5048,15 @@ static cudaError_t call_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaThreadExchangeStreamCaptureMode(mode);
-    cubind_result = call_cudaThreadExchangeStreamCaptureMode(mode);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 60), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "mode", (uintptr_t)mode);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaThreadExchangeStreamCaptureMode(mode);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 60, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmode;", (int)cubind_result, (uintptr_t)mode);
     return cubind_result;
 }
 
@@ -5373,20 +5096,15 @@ static cudaError_t call_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *p
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamEndCapture(stream, pGraph);
-    cubind_result = call_cudaStreamEndCapture(stream, pGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 61), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_pointer(&cubind_call, "pGraph", (uintptr_t)pGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamEndCapture(stream, pGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 61, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;ppGraph;", (int)cubind_result, (uintptr_t)stream, (uintptr_t)pGraph);
     return cubind_result;
 }
 
@@ -5426,20 +5144,15 @@ static cudaError_t call_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStre
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamIsCapturing(stream, pCaptureStatus);
-    cubind_result = call_cudaStreamIsCapturing(stream, pCaptureStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 62), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_pointer(&cubind_call, "pCaptureStatus", (uintptr_t)pCaptureStatus);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamIsCapturing(stream, pCaptureStatus);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 62, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;ppCaptureStatus;", (int)cubind_result, (uintptr_t)stream, (uintptr_t)pCaptureStatus);
     return cubind_result;
 }
 
@@ -5479,25 +5192,15 @@ static cudaError_t call_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaS
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    cubind_result = call_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 63), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_pointer(&cubind_call, "captureStatus_out", (uintptr_t)captureStatus_out);
-        cubind__trace_pointer(&cubind_call, "id_out", (uintptr_t)id_out);
-        cubind__trace_pointer(&cubind_call, "graph_out", (uintptr_t)graph_out);
-        cubind__trace_pointer(&cubind_call, "dependencies_out", (uintptr_t)dependencies_out);
-        cubind__trace_pointer(&cubind_call, "edgeData_out", (uintptr_t)edgeData_out);
-        cubind__trace_pointer(&cubind_call, "numDependencies_out", (uintptr_t)numDependencies_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 63, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;pcaptureStatus_out;pid_out;pgraph_out;pdependencies_out;pedgeData_out;pnumDependencies_out;", (int)cubind_result, (uintptr_t)stream, (uintptr_t)captureStatus_out, (uintptr_t)id_out, (uintptr_t)graph_out, (uintptr_t)dependencies_out, (uintptr_t)edgeData_out, (uintptr_t)numDependencies_out);
     return cubind_result;
 }
 
@@ -5537,23 +5240,15 @@ static cudaError_t call_cudaStreamUpdateCaptureDependencies(cudaStream_t stream,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
-    cubind_result = call_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 64), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_pointer(&cubind_call, "dependencies", (uintptr_t)dependencies);
-        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 64, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;pdependencies;pdependencyData;unumDependencies;uflags;", (int)cubind_result, (uintptr_t)stream, (uintptr_t)dependencies, (uintptr_t)dependencyData, (unsigned long long)numDependencies, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -5593,19 +5288,15 @@ static cudaError_t call_cudaEventCreate(cudaEvent_t *event)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaEventCreate(cudaEvent_t *event)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaEventCreate(event);
-    cubind_result = call_cudaEventCreate(event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 65), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaEventCreate(event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 65, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pevent;", (int)cubind_result, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -5645,20 +5336,15 @@ static cudaError_t call_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned in
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaEventCreateWithFlags(event, flags);
-    cubind_result = call_cudaEventCreateWithFlags(event, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 66), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaEventCreateWithFlags(event, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 66, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pevent;uflags;", (int)cubind_result, (uintptr_t)event, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -5698,20 +5384,15 @@ static cudaError_t call_cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaEventRecord(event, stream);
-    cubind_result = call_cudaEventRecord(event, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 67), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaEventRecord(event, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 67, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pevent;pstream;", (int)cubind_result, (uintptr_t)event, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -5751,21 +5432,15 @@ static cudaError_t call_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaEventRecordWithFlags(event, stream, flags);
-    cubind_result = call_cudaEventRecordWithFlags(event, stream, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 68), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaEventRecordWithFlags(event, stream, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 68, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pevent;pstream;uflags;", (int)cubind_result, (uintptr_t)event, (uintptr_t)stream, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -5805,19 +5480,15 @@ static cudaError_t call_cudaEventQuery(cudaEvent_t event)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaEventQuery(cudaEvent_t event)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaEventQuery(event);
-    cubind_result = call_cudaEventQuery(event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 69), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaEventQuery(event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 69, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pevent;", (int)cubind_result, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -5857,19 +5528,15 @@ static cudaError_t call_cudaEventSynchronize(cudaEvent_t event)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaEventSynchronize(cudaEvent_t event)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaEventSynchronize(event);
-    cubind_result = call_cudaEventSynchronize(event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 70), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaEventSynchronize(event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 70, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pevent;", (int)cubind_result, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -5909,19 +5576,15 @@ static cudaError_t call_cudaEventDestroy(cudaEvent_t event)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaEventDestroy(cudaEvent_t event)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaEventDestroy(event);
-    cubind_result = call_cudaEventDestroy(event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 71), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaEventDestroy(event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 71, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pevent;", (int)cubind_result, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -5961,21 +5624,15 @@ static cudaError_t call_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaE
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaEventElapsedTime(ms, start, end);
-    cubind_result = call_cudaEventElapsedTime(ms, start, end);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 72), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ms", (uintptr_t)ms);
-        cubind__trace_pointer(&cubind_call, "start", (uintptr_t)start);
-        cubind__trace_pointer(&cubind_call, "end", (uintptr_t)end);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaEventElapsedTime(ms, start, end);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 72, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pms;pstart;pend;", (int)cubind_result, (uintptr_t)ms, (uintptr_t)start, (uintptr_t)end);
     return cubind_result;
 }
 
@@ -6015,20 +5672,15 @@ static cudaError_t call_cudaImportExternalMemory(cudaExternalMemory_t *extMem_ou
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaImportExternalMemory(extMem_out, memHandleDesc);
-    cubind_result = call_cudaImportExternalMemory(extMem_out, memHandleDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 73), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extMem_out", (uintptr_t)extMem_out);
-        cubind__trace_pointer(&cubind_call, "memHandleDesc", (uintptr_t)memHandleDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaImportExternalMemory(extMem_out, memHandleDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 73, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pextMem_out;pmemHandleDesc;", (int)cubind_result, (uintptr_t)extMem_out, (uintptr_t)memHandleDesc);
     return cubind_result;
 }
 
@@ -6068,21 +5720,15 @@ static cudaError_t call_cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExt
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
-    cubind_result = call_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 74), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
-        cubind__trace_pointer(&cubind_call, "bufferDesc", (uintptr_t)bufferDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 74, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;pextMem;pbufferDesc;", (int)cubind_result, (uintptr_t)devPtr, (uintptr_t)extMem, (uintptr_t)bufferDesc);
     return cubind_result;
 }
 
@@ -6122,21 +5768,15 @@ static cudaError_t call_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedA
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
-    cubind_result = call_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 75), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
-        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
-        cubind__trace_pointer(&cubind_call, "mipmapDesc", (uintptr_t)mipmapDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 75, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmipmap;pextMem;pmipmapDesc;", (int)cubind_result, (uintptr_t)mipmap, (uintptr_t)extMem, (uintptr_t)mipmapDesc);
     return cubind_result;
 }
 
@@ -6176,19 +5816,15 @@ static cudaError_t call_cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDestroyExternalMemory(extMem);
-    cubind_result = call_cudaDestroyExternalMemory(extMem);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 76), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extMem", (uintptr_t)extMem);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDestroyExternalMemory(extMem);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 76, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pextMem;", (int)cubind_result, (uintptr_t)extMem);
     return cubind_result;
 }
 
@@ -6228,20 +5864,15 @@ static cudaError_t call_cudaImportExternalSemaphore(cudaExternalSemaphore_t *ext
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
-    cubind_result = call_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 77), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extSem_out", (uintptr_t)extSem_out);
-        cubind__trace_pointer(&cubind_call, "semHandleDesc", (uintptr_t)semHandleDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaImportExternalSemaphore(extSem_out, semHandleDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 77, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pextSem_out;psemHandleDesc;", (int)cubind_result, (uintptr_t)extSem_out, (uintptr_t)semHandleDesc);
     return cubind_result;
 }
 
@@ -6281,22 +5912,15 @@ static cudaError_t call_cudaSignalExternalSemaphoresAsync(const cudaExternalSema
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    cubind_result = call_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 78), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
-        cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
-        cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 78, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pextSemArray;pparamsArray;unumExtSems;pstream;", (int)cubind_result, (uintptr_t)extSemArray, (uintptr_t)paramsArray, (unsigned long long)numExtSems, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -6336,22 +5960,15 @@ static cudaError_t call_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaph
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    cubind_result = call_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 79), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extSemArray", (uintptr_t)extSemArray);
-        cubind__trace_pointer(&cubind_call, "paramsArray", (uintptr_t)paramsArray);
-        cubind__trace_unsigned(&cubind_call, "numExtSems", (unsigned long long)numExtSems);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 79, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pextSemArray;pparamsArray;unumExtSems;pstream;", (int)cubind_result, (uintptr_t)extSemArray, (uintptr_t)paramsArray, (unsigned long long)numExtSems, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -6391,19 +6008,15 @@ static cudaError_t call_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t ext
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDestroyExternalSemaphore(extSem);
-    cubind_result = call_cudaDestroyExternalSemaphore(extSem);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 80), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "extSem", (uintptr_t)extSem);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDestroyExternalSemaphore(extSem);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 80, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pextSem;", (int)cubind_result, (uintptr_t)extSem);
     return cubind_result;
 }
 
@@ -6443,24 +6056,15 @@ static cudaError_t call_cudaLaunchKernel(const void *func, dim3 gridDim, dim3 bl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
-    cubind_result = call_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 81), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_record(&cubind_call, "gridDim");
-        cubind__trace_record(&cubind_call, "blockDim");
-        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
-        cubind__trace_unsigned(&cubind_call, "sharedMem", (unsigned long long)sharedMem);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 81, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pfunc;rgridDim;rblockDim;pargs;usharedMem;pstream;", (int)cubind_result, (uintptr_t)func, (uintptr_t)args, (unsigned long long)sharedMem, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -6500,21 +6104,15 @@ static cudaError_t call_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, co
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLaunchKernelExC(config, func, args);
-    cubind_result = call_cudaLaunchKernelExC(config, func, args);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 82), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "config", (uintptr_t)config);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLaunchKernelExC(config, func, args);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 82, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pconfig;pfunc;pargs;", (int)cubind_result, (uintptr_t)config, (uintptr_t)func, (uintptr_t)args);
     return cubind_result;
 }
 
@@ -6554,24 +6152,15 @@ static cudaError_t call_cudaLaunchCooperativeKernel(const void *func, dim3 gridD
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
-    cubind_result = call_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 83), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_record(&cubind_call, "gridDim");
-        cubind__trace_record(&cubind_call, "blockDim");
-        cubind__trace_pointer(&cubind_call, "args", (uintptr_t)args);
-        cubind__trace_unsigned(&cubind_call, "sharedMem", (unsigned long long)sharedMem);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 83, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pfunc;rgridDim;rblockDim;pargs;usharedMem;pstream;", (int)cubind_result, (uintptr_t)func, (uintptr_t)args, (unsigned long long)sharedMem, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -6611,20 +6200,15 @@ static cudaError_t call_cudaFuncSetCacheConfig(const void *func, enum cudaFuncCa
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaFuncSetCacheConfig(func, cacheConfig);
-    cubind_result = call_cudaFuncSetCacheConfig(func, cacheConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 84), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_enum(&cubind_call, "cacheConfig", trace_enum_1((long long)cacheConfig), (long long)cacheConfig);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaFuncSetCacheConfig(func, cacheConfig);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 84, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pfunc;e1:cacheConfig;", (int)cubind_result, (uintptr_t)func, (long long)cacheConfig);
     return cubind_result;
 }
 
@@ -6664,20 +6248,15 @@ static cudaError_t call_cudaFuncGetAttributes(struct cudaFuncAttributes *attr, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaFuncGetAttributes(attr, func);
-    cubind_result = call_cudaFuncGetAttributes(attr, func);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 85), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "attr", (uintptr_t)attr);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaFuncGetAttributes(attr, func);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 85, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pattr;pfunc;", (int)cubind_result, (uintptr_t)attr, (uintptr_t)func);
     return cubind_result;
 }
 
@@ -6717,21 +6296,15 @@ static cudaError_t call_cudaFuncSetAttribute(const void *func, enum cudaFuncAttr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaFuncSetAttribute(func, attr, value);
-    cubind_result = call_cudaFuncSetAttribute(func, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 86), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
-        cubind__trace_signed(&cubind_call, "value", (long long)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaFuncSetAttribute(func, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 86, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pfunc;e10:attr;ivalue;", (int)cubind_result, (uintptr_t)func, (long long)attr, (long long)value);
     return cubind_result;
 }
 
@@ -6771,20 +6344,15 @@ static cudaError_t call_cudaFuncGetName(const char **name, const void *func)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaFuncGetName(const char **name, const void *func)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaFuncGetName(name, func);
-    cubind_result = call_cudaFuncGetName(name, func);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 87), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaFuncGetName(name, func);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 87, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pname;pfunc;", (int)cubind_result, (uintptr_t)name, (uintptr_t)func);
     return cubind_result;
 }
 
@@ -6824,22 +6392,15 @@ static cudaError_t call_cudaFuncGetParamInfo(const void *func, size_t paramIndex
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
-    cubind_result = call_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 88), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_unsigned(&cubind_call, "paramIndex", (unsigned long long)paramIndex);
-        cubind__trace_pointer(&cubind_call, "paramOffset", (uintptr_t)paramOffset);
-        cubind__trace_pointer(&cubind_call, "paramSize", (uintptr_t)paramSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 88, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pfunc;uparamIndex;pparamOffset;pparamSize;", (int)cubind_result, (uintptr_t)func, (unsigned long long)paramIndex, (uintptr_t)paramOffset, (uintptr_t)paramSize);
     return cubind_result;
 }
 
@@ -6879,21 +6440,15 @@ static cudaError_t call_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLaunchHostFunc(stream, fn, userData);
-    cubind_result = call_cudaLaunchHostFunc(stream, fn, userData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 89), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_pointer(&cubind_call, "fn", (uintptr_t)fn);
-        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLaunchHostFunc(stream, fn, userData);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 89, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pstream;pfn;puserData;", (int)cubind_result, (uintptr_t)stream, (uintptr_t)fn, (uintptr_t)userData);
     return cubind_result;
 }
 
@@ -6933,20 +6488,15 @@ static cudaError_t call_cudaFuncSetSharedMemConfig(const void *func, enum cudaSh
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaFuncSetSharedMemConfig(func, config);
-    cubind_result = call_cudaFuncSetSharedMemConfig(func, config);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 90), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_enum(&cubind_call, "config", trace_enum_4((long long)config), (long long)config);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaFuncSetSharedMemConfig(func, config);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 90, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pfunc;e4:config;", (int)cubind_result, (uintptr_t)func, (long long)config);
     return cubind_result;
 }
 
@@ -6986,22 +6536,15 @@ static cudaError_t call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    cubind_result = call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 91), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
-        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 91, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;", (int)cubind_result, (uintptr_t)numBlocks, (uintptr_t)func, (long long)blockSize, (unsigned long long)dynamicSMemSize);
     return cubind_result;
 }
 
@@ -7041,22 +6584,15 @@ static cudaError_t call_cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynami
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
-    cubind_result = call_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 92), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dynamicSmemSize", (uintptr_t)dynamicSmemSize);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_signed(&cubind_call, "numBlocks", (long long)numBlocks);
-        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 92, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdynamicSmemSize;pfunc;inumBlocks;iblockSize;", (int)cubind_result, (uintptr_t)dynamicSmemSize, (uintptr_t)func, (long long)numBlocks, (long long)blockSize);
     return cubind_result;
 }
 
@@ -7096,23 +6632,15 @@ static cudaError_t call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(i
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    cubind_result = call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 93), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "numBlocks", (uintptr_t)numBlocks);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_signed(&cubind_call, "blockSize", (long long)blockSize);
-        cubind__trace_unsigned(&cubind_call, "dynamicSMemSize", (unsigned long long)dynamicSMemSize);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 93, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnumBlocks;pfunc;iblockSize;udynamicSMemSize;uflags;", (int)cubind_result, (uintptr_t)numBlocks, (uintptr_t)func, (long long)blockSize, (unsigned long long)dynamicSMemSize, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -7152,21 +6680,15 @@ static cudaError_t call_cudaOccupancyMaxPotentialClusterSize(int *clusterSize, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
-    cubind_result = call_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 94), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "clusterSize", (uintptr_t)clusterSize);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_pointer(&cubind_call, "launchConfig", (uintptr_t)launchConfig);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 94, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pclusterSize;pfunc;plaunchConfig;", (int)cubind_result, (uintptr_t)clusterSize, (uintptr_t)func, (uintptr_t)launchConfig);
     return cubind_result;
 }
 
@@ -7206,21 +6728,15 @@ static cudaError_t call_cudaOccupancyMaxActiveClusters(int *numClusters, const v
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
-    cubind_result = call_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 95), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "numClusters", (uintptr_t)numClusters);
-        cubind__trace_pointer(&cubind_call, "func", (uintptr_t)func);
-        cubind__trace_pointer(&cubind_call, "launchConfig", (uintptr_t)launchConfig);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 95, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnumClusters;pfunc;plaunchConfig;", (int)cubind_result, (uintptr_t)numClusters, (uintptr_t)func, (uintptr_t)launchConfig);
     return cubind_result;
 }
 
@@ -7260,21 +6776,15 @@ static cudaError_t call_cudaMallocManaged(void **devPtr, size_t size, unsigned i
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMallocManaged(devPtr, size, flags);
-    cubind_result = call_cudaMallocManaged(devPtr, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 96), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMallocManaged(devPtr, size, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 96, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;usize;uflags;", (int)cubind_result, (uintptr_t)devPtr, (unsigned long long)size, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -7314,20 +6824,15 @@ static cudaError_t call_cudaMalloc(void **devPtr, size_t size)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMalloc(void **devPtr, size_t size)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMalloc(devPtr, size);
-    cubind_result = call_cudaMalloc(devPtr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 97), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMalloc(devPtr, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 97, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;usize;", (int)cubind_result, (uintptr_t)devPtr, (unsigned long long)size);
     return cubind_result;
 }
 
@@ -7367,20 +6872,15 @@ static cudaError_t call_cudaMallocHost(void **ptr, size_t size)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMallocHost(void **ptr, size_t size)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMallocHost(ptr, size);
-    cubind_result = call_cudaMallocHost(ptr, size);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 98), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMallocHost(ptr, size);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 98, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pptr;usize;", (int)cubind_result, (uintptr_t)ptr, (unsigned long long)size);
     return cubind_result;
 }
 
@@ -7420,22 +6920,15 @@ static cudaError_t call_cudaMallocPitch(void **devPtr, size_t *pitch, size_t wid
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMallocPitch(devPtr, pitch, width, height);
-    cubind_result = call_cudaMallocPitch(devPtr, pitch, width, height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 99), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_pointer(&cubind_call, "pitch", (uintptr_t)pitch);
-        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
-        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMallocPitch(devPtr, pitch, width, height);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 99, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;ppitch;uwidth;uheight;", (int)cubind_result, (uintptr_t)devPtr, (uintptr_t)pitch, (unsigned long long)width, (unsigned long long)height);
     return cubind_result;
 }
 
@@ -7475,23 +6968,15 @@ static cudaError_t call_cudaMallocArray(cudaArray_t *array, const struct cudaCha
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMallocArray(array, desc, width, height, flags);
-    cubind_result = call_cudaMallocArray(array, desc, width, height, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 100), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
-        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
-        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
-        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMallocArray(array, desc, width, height, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 100, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;parray;pdesc;uwidth;uheight;uflags;", (int)cubind_result, (uintptr_t)array, (uintptr_t)desc, (unsigned long long)width, (unsigned long long)height, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -7531,19 +7016,15 @@ static cudaError_t call_cudaFree(void *devPtr)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaFree(void *devPtr)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaFree(devPtr);
-    cubind_result = call_cudaFree(devPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 101), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaFree(devPtr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 101, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;", (int)cubind_result, (uintptr_t)devPtr);
     return cubind_result;
 }
 
@@ -7583,19 +7064,15 @@ static cudaError_t call_cudaFreeHost(void *ptr)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaFreeHost(void *ptr)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaFreeHost(ptr);
-    cubind_result = call_cudaFreeHost(ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 102), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaFreeHost(ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 102, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pptr;", (int)cubind_result, (uintptr_t)ptr);
     return cubind_result;
 }
 
@@ -7635,19 +7112,15 @@ static cudaError_t call_cudaFreeArray(cudaArray_t array)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaFreeArray(cudaArray_t array)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaFreeArray(array);
-    cubind_result = call_cudaFreeArray(array);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 103), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaFreeArray(array);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 103, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;parray;", (int)cubind_result, (uintptr_t)array);
     return cubind_result;
 }
 
@@ -7687,19 +7160,15 @@ static cudaError_t call_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaFreeMipmappedArray(mipmappedArray);
-    cubind_result = call_cudaFreeMipmappedArray(mipmappedArray);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 104), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaFreeMipmappedArray(mipmappedArray);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 104, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmipmappedArray;", (int)cubind_result, (uintptr_t)mipmappedArray);
     return cubind_result;
 }
 
@@ -7739,21 +7208,15 @@ static cudaError_t call_cudaHostAlloc(void **pHost, size_t size, unsigned int fl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaHostAlloc(pHost, size, flags);
-    cubind_result = call_cudaHostAlloc(pHost, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 105), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pHost", (uintptr_t)pHost);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaHostAlloc(pHost, size, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 105, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppHost;usize;uflags;", (int)cubind_result, (uintptr_t)pHost, (unsigned long long)size, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -7793,21 +7256,15 @@ static cudaError_t call_cudaHostRegister(void *ptr, size_t size, unsigned int fl
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaHostRegister(ptr, size, flags);
-    cubind_result = call_cudaHostRegister(ptr, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 106), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaHostRegister(ptr, size, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 106, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pptr;usize;uflags;", (int)cubind_result, (uintptr_t)ptr, (unsigned long long)size, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -7847,19 +7304,15 @@ static cudaError_t call_cudaHostUnregister(void *ptr)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaHostUnregister(void *ptr)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaHostUnregister(ptr);
-    cubind_result = call_cudaHostUnregister(ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 107), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaHostUnregister(ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 107, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pptr;", (int)cubind_result, (uintptr_t)ptr);
     return cubind_result;
 }
 
@@ -7899,21 +7352,15 @@ static cudaError_t call_cudaHostGetDevicePointer(void **pDevice, void *pHost, un
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaHostGetDevicePointer(pDevice, pHost, flags);
-    cubind_result = call_cudaHostGetDevicePointer(pDevice, pHost, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 108), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pDevice", (uintptr_t)pDevice);
-        cubind__trace_pointer(&cubind_call, "pHost", (uintptr_t)pHost);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaHostGetDevicePointer(pDevice, pHost, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 108, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppDevice;ppHost;uflags;", (int)cubind_result, (uintptr_t)pDevice, (uintptr_t)pHost, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -7953,20 +7400,15 @@ static cudaError_t call_cudaHostGetFlags(unsigned int *pFlags, void *pHost)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaHostGetFlags(pFlags, pHost);
-    cubind_result = call_cudaHostGetFlags(pFlags, pHost);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 109), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pFlags", (uintptr_t)pFlags);
-        cubind__trace_pointer(&cubind_call, "pHost", (uintptr_t)pHost);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaHostGetFlags(pFlags, pHost);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 109, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppFlags;ppHost;", (int)cubind_result, (uintptr_t)pFlags, (uintptr_t)pHost);
     return cubind_result;
 }
 
@@ -8006,20 +7448,15 @@ static cudaError_t call_cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMalloc3D(pitchedDevPtr, extent);
-    cubind_result = call_cudaMalloc3D(pitchedDevPtr, extent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 110), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pitchedDevPtr", (uintptr_t)pitchedDevPtr);
-        cubind__trace_record(&cubind_call, "extent");
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMalloc3D(pitchedDevPtr, extent);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 110, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppitchedDevPtr;rextent;", (int)cubind_result, (uintptr_t)pitchedDevPtr);
     return cubind_result;
 }
 
@@ -8059,22 +7496,15 @@ static cudaError_t call_cudaMalloc3DArray(cudaArray_t *array, const struct cudaC
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMalloc3DArray(array, desc, extent, flags);
-    cubind_result = call_cudaMalloc3DArray(array, desc, extent, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 111), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
-        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
-        cubind__trace_record(&cubind_call, "extent");
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMalloc3DArray(array, desc, extent, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 111, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;parray;pdesc;rextent;uflags;", (int)cubind_result, (uintptr_t)array, (uintptr_t)desc, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -8114,23 +7544,15 @@ static cudaError_t call_cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmapped
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
-    cubind_result = call_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 112), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
-        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
-        cubind__trace_record(&cubind_call, "extent");
-        cubind__trace_unsigned(&cubind_call, "numLevels", (unsigned long long)numLevels);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 112, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmipmappedArray;pdesc;rextent;unumLevels;uflags;", (int)cubind_result, (uintptr_t)mipmappedArray, (uintptr_t)desc, (unsigned long long)numLevels, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -8170,21 +7592,15 @@ static cudaError_t call_cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cuda
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
-    cubind_result = call_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 113), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "levelArray", (uintptr_t)levelArray);
-        cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
-        cubind__trace_unsigned(&cubind_call, "level", (unsigned long long)level);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 113, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;plevelArray;pmipmappedArray;ulevel;", (int)cubind_result, (uintptr_t)levelArray, (uintptr_t)mipmappedArray, (unsigned long long)level);
     return cubind_result;
 }
 
@@ -8224,19 +7640,15 @@ static cudaError_t call_cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy3D(p);
-    cubind_result = call_cudaMemcpy3D(p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 114), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy3D(p);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 114, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pp;", (int)cubind_result, (uintptr_t)p);
     return cubind_result;
 }
 
@@ -8276,19 +7688,15 @@ static cudaError_t call_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy3DPeer(p);
-    cubind_result = call_cudaMemcpy3DPeer(p);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 115), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy3DPeer(p);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 115, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pp;", (int)cubind_result, (uintptr_t)p);
     return cubind_result;
 }
 
@@ -8328,20 +7736,15 @@ static cudaError_t call_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy3DAsync(p, stream);
-    cubind_result = call_cudaMemcpy3DAsync(p, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 116), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy3DAsync(p, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 116, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pp;pstream;", (int)cubind_result, (uintptr_t)p, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -8381,20 +7784,15 @@ static cudaError_t call_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy3DPeerAsync(p, stream);
-    cubind_result = call_cudaMemcpy3DPeerAsync(p, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 117), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "p", (uintptr_t)p);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy3DPeerAsync(p, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 117, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pp;pstream;", (int)cubind_result, (uintptr_t)p, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -8434,20 +7832,15 @@ static cudaError_t call_cudaMemGetInfo(size_t *free, size_t *total)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemGetInfo(size_t *free, size_t *total)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemGetInfo(free, total);
-    cubind_result = call_cudaMemGetInfo(free, total);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 118), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "free", (uintptr_t)free);
-        cubind__trace_pointer(&cubind_call, "total", (uintptr_t)total);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemGetInfo(free, total);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 118, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pfree;ptotal;", (int)cubind_result, (uintptr_t)free, (uintptr_t)total);
     return cubind_result;
 }
 
@@ -8487,22 +7880,15 @@ static cudaError_t call_cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, str
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaArrayGetInfo(desc, extent, flags, array);
-    cubind_result = call_cudaArrayGetInfo(desc, extent, flags, array);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 119), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
-        cubind__trace_pointer(&cubind_call, "extent", (uintptr_t)extent);
-        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
-        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaArrayGetInfo(desc, extent, flags, array);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 119, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdesc;pextent;pflags;parray;", (int)cubind_result, (uintptr_t)desc, (uintptr_t)extent, (uintptr_t)flags, (uintptr_t)array);
     return cubind_result;
 }
 
@@ -8542,21 +7928,15 @@ static cudaError_t call_cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
-    cubind_result = call_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 120), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pPlaneArray", (uintptr_t)pPlaneArray);
-        cubind__trace_pointer(&cubind_call, "hArray", (uintptr_t)hArray);
-        cubind__trace_unsigned(&cubind_call, "planeIdx", (unsigned long long)planeIdx);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 120, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppPlaneArray;phArray;uplaneIdx;", (int)cubind_result, (uintptr_t)pPlaneArray, (uintptr_t)hArray, (unsigned long long)planeIdx);
     return cubind_result;
 }
 
@@ -8596,21 +7976,15 @@ static cudaError_t call_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryReq
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
-    cubind_result = call_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 121), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
-        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaArrayGetMemoryRequirements(memoryRequirements, array, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 121, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemoryRequirements;parray;idevice;", (int)cubind_result, (uintptr_t)memoryRequirements, (uintptr_t)array, (long long)device);
     return cubind_result;
 }
 
@@ -8650,21 +8024,15 @@ static cudaError_t call_cudaMipmappedArrayGetMemoryRequirements(struct cudaArray
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
-    cubind_result = call_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 122), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memoryRequirements", (uintptr_t)memoryRequirements);
-        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 122, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemoryRequirements;pmipmap;idevice;", (int)cubind_result, (uintptr_t)memoryRequirements, (uintptr_t)mipmap, (long long)device);
     return cubind_result;
 }
 
@@ -8704,20 +8072,15 @@ static cudaError_t call_cudaArrayGetSparseProperties(struct cudaArraySparsePrope
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaArrayGetSparseProperties(sparseProperties, array);
-    cubind_result = call_cudaArrayGetSparseProperties(sparseProperties, array);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 123), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
-        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaArrayGetSparseProperties(sparseProperties, array);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 123, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;psparseProperties;parray;", (int)cubind_result, (uintptr_t)sparseProperties, (uintptr_t)array);
     return cubind_result;
 }
 
@@ -8757,20 +8120,15 @@ static cudaError_t call_cudaMipmappedArrayGetSparseProperties(struct cudaArraySp
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
-    cubind_result = call_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 124), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "sparseProperties", (uintptr_t)sparseProperties);
-        cubind__trace_pointer(&cubind_call, "mipmap", (uintptr_t)mipmap);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 124, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;psparseProperties;pmipmap;", (int)cubind_result, (uintptr_t)sparseProperties, (uintptr_t)mipmap);
     return cubind_result;
 }
 
@@ -8810,22 +8168,15 @@ static cudaError_t call_cudaMemcpy(void *dst, const void *src, size_t count, enu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy(dst, src, count, kind);
-    cubind_result = call_cudaMemcpy(dst, src, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 125), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy(dst, src, count, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 125, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;psrc;ucount;e11:kind;", (int)cubind_result, (uintptr_t)dst, (uintptr_t)src, (unsigned long long)count, (long long)kind);
     return cubind_result;
 }
 
@@ -8865,23 +8216,15 @@ static cudaError_t call_cudaMemcpyPeer(void *dst, int dstDevice, const void *src
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
-    cubind_result = call_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 126), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 126, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;idstDevice;psrc;isrcDevice;ucount;", (int)cubind_result, (uintptr_t)dst, (long long)dstDevice, (uintptr_t)src, (long long)srcDevice, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -8921,25 +8264,15 @@ static cudaError_t call_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
-    cubind_result = call_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 127), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "spitch", (unsigned long long)spitch);
-        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
-        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 127, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;udpitch;psrc;uspitch;uwidth;uheight;e11:kind;", (int)cubind_result, (uintptr_t)dst, (unsigned long long)dpitch, (uintptr_t)src, (unsigned long long)spitch, (unsigned long long)width, (unsigned long long)height, (long long)kind);
     return cubind_result;
 }
 
@@ -8979,26 +8312,15 @@ static cudaError_t call_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, siz
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    cubind_result = call_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 128), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
-        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "spitch", (unsigned long long)spitch);
-        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
-        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 128, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;uwOffset;uhOffset;psrc;uspitch;uwidth;uheight;e11:kind;", (int)cubind_result, (uintptr_t)dst, (unsigned long long)wOffset, (unsigned long long)hOffset, (uintptr_t)src, (unsigned long long)spitch, (unsigned long long)width, (unsigned long long)height, (long long)kind);
     return cubind_result;
 }
 
@@ -9038,26 +8360,15 @@ static cudaError_t call_cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    cubind_result = call_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 129), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
-        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
-        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
-        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 129, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;udpitch;psrc;uwOffset;uhOffset;uwidth;uheight;e11:kind;", (int)cubind_result, (uintptr_t)dst, (unsigned long long)dpitch, (uintptr_t)src, (unsigned long long)wOffset, (unsigned long long)hOffset, (unsigned long long)width, (unsigned long long)height, (long long)kind);
     return cubind_result;
 }
 
@@ -9097,27 +8408,15 @@ static cudaError_t call_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffset
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    cubind_result = call_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 130), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_unsigned(&cubind_call, "wOffsetDst", (unsigned long long)wOffsetDst);
-        cubind__trace_unsigned(&cubind_call, "hOffsetDst", (unsigned long long)hOffsetDst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "wOffsetSrc", (unsigned long long)wOffsetSrc);
-        cubind__trace_unsigned(&cubind_call, "hOffsetSrc", (unsigned long long)hOffsetSrc);
-        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
-        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 130, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;uwOffsetDst;uhOffsetDst;psrc;uwOffsetSrc;uhOffsetSrc;uwidth;uheight;e11:kind;", (int)cubind_result, (uintptr_t)dst, (unsigned long long)wOffsetDst, (unsigned long long)hOffsetDst, (uintptr_t)src, (unsigned long long)wOffsetSrc, (unsigned long long)hOffsetSrc, (unsigned long long)width, (unsigned long long)height, (long long)kind);
     return cubind_result;
 }
 
@@ -9157,23 +8456,15 @@ static cudaError_t call_cudaMemcpyToSymbol(const void *symbol, const void *src, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
-    cubind_result = call_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 131), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 131, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;psymbol;psrc;ucount;uoffset;e11:kind;", (int)cubind_result, (uintptr_t)symbol, (uintptr_t)src, (unsigned long long)count, (unsigned long long)offset, (long long)kind);
     return cubind_result;
 }
 
@@ -9213,23 +8504,15 @@ static cudaError_t call_cudaMemcpyFromSymbol(void *dst, const void *symbol, size
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
-    cubind_result = call_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 132), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 132, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;psymbol;ucount;uoffset;e11:kind;", (int)cubind_result, (uintptr_t)dst, (uintptr_t)symbol, (unsigned long long)count, (unsigned long long)offset, (long long)kind);
     return cubind_result;
 }
 
@@ -9269,23 +8552,15 @@ static cudaError_t call_cudaMemcpyAsync(void *dst, const void *src, size_t count
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyAsync(dst, src, count, kind, stream);
-    cubind_result = call_cudaMemcpyAsync(dst, src, count, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 133), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyAsync(dst, src, count, kind, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 133, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;psrc;ucount;e11:kind;pstream;", (int)cubind_result, (uintptr_t)dst, (uintptr_t)src, (unsigned long long)count, (long long)kind, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -9325,24 +8600,15 @@ static cudaError_t call_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
-    cubind_result = call_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 134), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_signed(&cubind_call, "dstDevice", (long long)dstDevice);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_signed(&cubind_call, "srcDevice", (long long)srcDevice);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 134, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;idstDevice;psrc;isrcDevice;ucount;pstream;", (int)cubind_result, (uintptr_t)dst, (long long)dstDevice, (uintptr_t)src, (long long)srcDevice, (unsigned long long)count, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -9382,26 +8648,15 @@ static cudaError_t call_cudaMemcpyBatchAsync(void *const *dsts, const void *cons
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
-    cubind_result = call_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 135), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dsts", (uintptr_t)dsts);
-        cubind__trace_pointer(&cubind_call, "srcs", (uintptr_t)srcs);
-        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "attrs", (uintptr_t)attrs);
-        cubind__trace_pointer(&cubind_call, "attrsIdxs", (uintptr_t)attrsIdxs);
-        cubind__trace_unsigned(&cubind_call, "numAttrs", (unsigned long long)numAttrs);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 135, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdsts;psrcs;psizes;ucount;pattrs;pattrsIdxs;unumAttrs;pstream;", (int)cubind_result, (uintptr_t)dsts, (uintptr_t)srcs, (uintptr_t)sizes, (unsigned long long)count, (uintptr_t)attrs, (uintptr_t)attrsIdxs, (unsigned long long)numAttrs, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -9441,22 +8696,15 @@ static cudaError_t call_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
-    cubind_result = call_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 136), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "numOps", (unsigned long long)numOps);
-        cubind__trace_pointer(&cubind_call, "opList", (uintptr_t)opList);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 136, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;unumOps;popList;uflags;pstream;", (int)cubind_result, (unsigned long long)numOps, (uintptr_t)opList, (unsigned long long)flags, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -9496,26 +8744,15 @@ static cudaError_t call_cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
-    cubind_result = call_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 137), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "spitch", (unsigned long long)spitch);
-        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
-        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 137, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;udpitch;psrc;uspitch;uwidth;uheight;e11:kind;pstream;", (int)cubind_result, (uintptr_t)dst, (unsigned long long)dpitch, (uintptr_t)src, (unsigned long long)spitch, (unsigned long long)width, (unsigned long long)height, (long long)kind, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -9555,27 +8792,15 @@ static cudaError_t call_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    cubind_result = call_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 138), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
-        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "spitch", (unsigned long long)spitch);
-        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
-        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 138, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;uwOffset;uhOffset;psrc;uspitch;uwidth;uheight;e11:kind;pstream;", (int)cubind_result, (uintptr_t)dst, (unsigned long long)wOffset, (unsigned long long)hOffset, (uintptr_t)src, (unsigned long long)spitch, (unsigned long long)width, (unsigned long long)height, (long long)kind, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -9615,27 +8840,15 @@ static cudaError_t call_cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    cubind_result = call_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 139), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_unsigned(&cubind_call, "dpitch", (unsigned long long)dpitch);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
-        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
-        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
-        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 139, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;udpitch;psrc;uwOffset;uhOffset;uwidth;uheight;e11:kind;pstream;", (int)cubind_result, (uintptr_t)dst, (unsigned long long)dpitch, (uintptr_t)src, (unsigned long long)wOffset, (unsigned long long)hOffset, (unsigned long long)width, (unsigned long long)height, (long long)kind, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -9675,24 +8888,15 @@ static cudaError_t call_cudaMemcpyToSymbolAsync(const void *symbol, const void *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
-    cubind_result = call_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 140), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 140, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;psymbol;psrc;ucount;uoffset;e11:kind;pstream;", (int)cubind_result, (uintptr_t)symbol, (uintptr_t)src, (unsigned long long)count, (unsigned long long)offset, (long long)kind, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -9732,24 +8936,15 @@ static cudaError_t call_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
-    cubind_result = call_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 141), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 141, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;psymbol;ucount;uoffset;e11:kind;pstream;", (int)cubind_result, (uintptr_t)dst, (uintptr_t)symbol, (unsigned long long)count, (unsigned long long)offset, (long long)kind, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -9789,21 +8984,15 @@ static cudaError_t call_cudaMemset(void *devPtr, int value, size_t count)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemset(void *devPtr, int value, size_t count)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemset(devPtr, value, count);
-    cubind_result = call_cudaMemset(devPtr, value, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 142), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_signed(&cubind_call, "value", (long long)value);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemset(devPtr, value, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 142, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;ivalue;ucount;", (int)cubind_result, (uintptr_t)devPtr, (long long)value, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -9843,23 +9032,15 @@ static cudaError_t call_cudaMemset2D(void *devPtr, size_t pitch, int value, size
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemset2D(devPtr, pitch, value, width, height);
-    cubind_result = call_cudaMemset2D(devPtr, pitch, value, width, height);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 143), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_unsigned(&cubind_call, "pitch", (unsigned long long)pitch);
-        cubind__trace_signed(&cubind_call, "value", (long long)value);
-        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
-        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemset2D(devPtr, pitch, value, width, height);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 143, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;upitch;ivalue;uwidth;uheight;", (int)cubind_result, (uintptr_t)devPtr, (unsigned long long)pitch, (long long)value, (unsigned long long)width, (unsigned long long)height);
     return cubind_result;
 }
 
@@ -9899,21 +9080,15 @@ static cudaError_t call_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int va
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemset3D(pitchedDevPtr, value, extent);
-    cubind_result = call_cudaMemset3D(pitchedDevPtr, value, extent);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 144), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_record(&cubind_call, "pitchedDevPtr");
-        cubind__trace_signed(&cubind_call, "value", (long long)value);
-        cubind__trace_record(&cubind_call, "extent");
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemset3D(pitchedDevPtr, value, extent);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 144, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;rpitchedDevPtr;ivalue;rextent;", (int)cubind_result, (long long)value);
     return cubind_result;
 }
 
@@ -9953,22 +9128,15 @@ static cudaError_t call_cudaMemsetAsync(void *devPtr, int value, size_t count, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemsetAsync(devPtr, value, count, stream);
-    cubind_result = call_cudaMemsetAsync(devPtr, value, count, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 145), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_signed(&cubind_call, "value", (long long)value);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemsetAsync(devPtr, value, count, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 145, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;ivalue;ucount;pstream;", (int)cubind_result, (uintptr_t)devPtr, (long long)value, (unsigned long long)count, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -10008,24 +9176,15 @@ static cudaError_t call_cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
-    cubind_result = call_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 146), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_unsigned(&cubind_call, "pitch", (unsigned long long)pitch);
-        cubind__trace_signed(&cubind_call, "value", (long long)value);
-        cubind__trace_unsigned(&cubind_call, "width", (unsigned long long)width);
-        cubind__trace_unsigned(&cubind_call, "height", (unsigned long long)height);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 146, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;upitch;ivalue;uwidth;uheight;pstream;", (int)cubind_result, (uintptr_t)devPtr, (unsigned long long)pitch, (long long)value, (unsigned long long)width, (unsigned long long)height, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -10065,22 +9224,15 @@ static cudaError_t call_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, i
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
-    cubind_result = call_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 147), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_record(&cubind_call, "pitchedDevPtr");
-        cubind__trace_signed(&cubind_call, "value", (long long)value);
-        cubind__trace_record(&cubind_call, "extent");
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 147, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;rpitchedDevPtr;ivalue;rextent;pstream;", (int)cubind_result, (long long)value, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -10120,20 +9272,15 @@ static cudaError_t call_cudaGetSymbolAddress(void **devPtr, const void *symbol)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetSymbolAddress(devPtr, symbol);
-    cubind_result = call_cudaGetSymbolAddress(devPtr, symbol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 148), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetSymbolAddress(devPtr, symbol);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 148, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;psymbol;", (int)cubind_result, (uintptr_t)devPtr, (uintptr_t)symbol);
     return cubind_result;
 }
 
@@ -10173,20 +9320,15 @@ static cudaError_t call_cudaGetSymbolSize(size_t *size, const void *symbol)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetSymbolSize(size_t *size, const void *symbol)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetSymbolSize(size, symbol);
-    cubind_result = call_cudaGetSymbolSize(size, symbol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 149), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetSymbolSize(size, symbol);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 149, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;psize;psymbol;", (int)cubind_result, (uintptr_t)size, (uintptr_t)symbol);
     return cubind_result;
 }
 
@@ -10226,23 +9368,15 @@ static cudaError_t call_cudaMemPrefetchAsync(const void *devPtr, size_t count, s
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
-    cubind_result = call_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 150), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_record(&cubind_call, "location");
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 150, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;ucount;rlocation;uflags;pstream;", (int)cubind_result, (uintptr_t)devPtr, (unsigned long long)count, (unsigned long long)flags, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -10282,26 +9416,15 @@ static cudaError_t call_cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, s
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    cubind_result = call_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 151), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
-        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "prefetchLocs", (uintptr_t)prefetchLocs);
-        cubind__trace_pointer(&cubind_call, "prefetchLocIdxs", (uintptr_t)prefetchLocIdxs);
-        cubind__trace_unsigned(&cubind_call, "numPrefetchLocs", (unsigned long long)numPrefetchLocs);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 151, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdptrs;psizes;ucount;pprefetchLocs;pprefetchLocIdxs;unumPrefetchLocs;uflags;pstream;", (int)cubind_result, (uintptr_t)dptrs, (uintptr_t)sizes, (unsigned long long)count, (uintptr_t)prefetchLocs, (uintptr_t)prefetchLocIdxs, (unsigned long long)numPrefetchLocs, (unsigned long long)flags, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -10341,23 +9464,15 @@ static cudaError_t call_cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, si
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
-    cubind_result = call_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 152), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
-        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemDiscardBatchAsync(dptrs, sizes, count, flags, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 152, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdptrs;psizes;ucount;uflags;pstream;", (int)cubind_result, (uintptr_t)dptrs, (uintptr_t)sizes, (unsigned long long)count, (unsigned long long)flags, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -10397,26 +9512,15 @@ static cudaError_t call_cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    cubind_result = call_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 153), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptrs", (uintptr_t)dptrs);
-        cubind__trace_pointer(&cubind_call, "sizes", (uintptr_t)sizes);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_pointer(&cubind_call, "prefetchLocs", (uintptr_t)prefetchLocs);
-        cubind__trace_pointer(&cubind_call, "prefetchLocIdxs", (uintptr_t)prefetchLocIdxs);
-        cubind__trace_unsigned(&cubind_call, "numPrefetchLocs", (unsigned long long)numPrefetchLocs);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 153, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdptrs;psizes;ucount;pprefetchLocs;pprefetchLocIdxs;unumPrefetchLocs;uflags;pstream;", (int)cubind_result, (uintptr_t)dptrs, (uintptr_t)sizes, (unsigned long long)count, (uintptr_t)prefetchLocs, (uintptr_t)prefetchLocIdxs, (unsigned long long)numPrefetchLocs, (unsigned long long)flags, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -10456,22 +9560,15 @@ static cudaError_t call_cudaMemAdvise(const void *devPtr, size_t count, enum cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemAdvise(devPtr, count, advice, location);
-    cubind_result = call_cudaMemAdvise(devPtr, count, advice, location);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 154), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "advice", trace_enum_12((long long)advice), (long long)advice);
-        cubind__trace_record(&cubind_call, "location");
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemAdvise(devPtr, count, advice, location);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 154, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;ucount;e12:advice;rlocation;", (int)cubind_result, (uintptr_t)devPtr, (unsigned long long)count, (long long)advice);
     return cubind_result;
 }
 
@@ -10511,23 +9608,15 @@ static cudaError_t call_cudaMemRangeGetAttribute(void *data, size_t dataSize, en
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
-    cubind_result = call_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 155), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
-        cubind__trace_unsigned(&cubind_call, "dataSize", (unsigned long long)dataSize);
-        cubind__trace_enum(&cubind_call, "attribute", trace_enum_13((long long)attribute), (long long)attribute);
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 155, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdata;udataSize;e13:attribute;pdevPtr;ucount;", (int)cubind_result, (uintptr_t)data, (unsigned long long)dataSize, (long long)attribute, (uintptr_t)devPtr, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -10567,24 +9656,15 @@ static cudaError_t call_cudaMemRangeGetAttributes(void **data, size_t *dataSizes
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    cubind_result = call_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 156), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "data", (uintptr_t)data);
-        cubind__trace_pointer(&cubind_call, "dataSizes", (uintptr_t)dataSizes);
-        cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
-        cubind__trace_unsigned(&cubind_call, "numAttributes", (unsigned long long)numAttributes);
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 156, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdata;pdataSizes;pattributes;unumAttributes;pdevPtr;ucount;", (int)cubind_result, (uintptr_t)data, (uintptr_t)dataSizes, (uintptr_t)attributes, (unsigned long long)numAttributes, (uintptr_t)devPtr, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -10624,24 +9704,15 @@ static cudaError_t call_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
-    cubind_result = call_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 157), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
-        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 157, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;uwOffset;uhOffset;psrc;ucount;e11:kind;", (int)cubind_result, (uintptr_t)dst, (unsigned long long)wOffset, (unsigned long long)hOffset, (uintptr_t)src, (unsigned long long)count, (long long)kind);
     return cubind_result;
 }
 
@@ -10681,24 +9752,15 @@ static cudaError_t call_cudaMemcpyFromArray(void *dst, cudaArray_const_t src, si
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
-    cubind_result = call_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 158), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
-        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 158, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;psrc;uwOffset;uhOffset;ucount;e11:kind;", (int)cubind_result, (uintptr_t)dst, (uintptr_t)src, (unsigned long long)wOffset, (unsigned long long)hOffset, (unsigned long long)count, (long long)kind);
     return cubind_result;
 }
 
@@ -10738,26 +9800,15 @@ static cudaError_t call_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDs
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    cubind_result = call_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 159), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_unsigned(&cubind_call, "wOffsetDst", (unsigned long long)wOffsetDst);
-        cubind__trace_unsigned(&cubind_call, "hOffsetDst", (unsigned long long)hOffsetDst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "wOffsetSrc", (unsigned long long)wOffsetSrc);
-        cubind__trace_unsigned(&cubind_call, "hOffsetSrc", (unsigned long long)hOffsetSrc);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 159, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;uwOffsetDst;uhOffsetDst;psrc;uwOffsetSrc;uhOffsetSrc;ucount;e11:kind;", (int)cubind_result, (uintptr_t)dst, (unsigned long long)wOffsetDst, (unsigned long long)hOffsetDst, (uintptr_t)src, (unsigned long long)wOffsetSrc, (unsigned long long)hOffsetSrc, (unsigned long long)count, (long long)kind);
     return cubind_result;
 }
 
@@ -10797,25 +9848,15 @@ static cudaError_t call_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
-    cubind_result = call_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 160), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
-        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 160, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;uwOffset;uhOffset;psrc;ucount;e11:kind;pstream;", (int)cubind_result, (uintptr_t)dst, (unsigned long long)wOffset, (unsigned long long)hOffset, (uintptr_t)src, (unsigned long long)count, (long long)kind, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -10855,25 +9896,15 @@ static cudaError_t call_cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t sr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
-    cubind_result = call_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 161), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "wOffset", (unsigned long long)wOffset);
-        cubind__trace_unsigned(&cubind_call, "hOffset", (unsigned long long)hOffset);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 161, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdst;psrc;uwOffset;uhOffset;ucount;e11:kind;pstream;", (int)cubind_result, (uintptr_t)dst, (uintptr_t)src, (unsigned long long)wOffset, (unsigned long long)hOffset, (unsigned long long)count, (long long)kind, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -10913,21 +9944,15 @@ static cudaError_t call_cudaMallocAsync(void **devPtr, size_t size, cudaStream_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMallocAsync(devPtr, size, hStream);
-    cubind_result = call_cudaMallocAsync(devPtr, size, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 162), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMallocAsync(devPtr, size, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 162, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;usize;phStream;", (int)cubind_result, (uintptr_t)devPtr, (unsigned long long)size, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -10967,20 +9992,15 @@ static cudaError_t call_cudaFreeAsync(void *devPtr, cudaStream_t hStream)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaFreeAsync(devPtr, hStream);
-    cubind_result = call_cudaFreeAsync(devPtr, hStream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 163), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_pointer(&cubind_call, "hStream", (uintptr_t)hStream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaFreeAsync(devPtr, hStream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 163, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;phStream;", (int)cubind_result, (uintptr_t)devPtr, (uintptr_t)hStream);
     return cubind_result;
 }
 
@@ -11020,20 +10040,15 @@ static cudaError_t call_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytes
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPoolTrimTo(memPool, minBytesToKeep);
-    cubind_result = call_cudaMemPoolTrimTo(memPool, minBytesToKeep);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 164), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_unsigned(&cubind_call, "minBytesToKeep", (unsigned long long)minBytesToKeep);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPoolTrimTo(memPool, minBytesToKeep);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 164, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemPool;uminBytesToKeep;", (int)cubind_result, (uintptr_t)memPool, (unsigned long long)minBytesToKeep);
     return cubind_result;
 }
 
@@ -11073,21 +10088,15 @@ static cudaError_t call_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cuda
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPoolSetAttribute(memPool, attr, value);
-    cubind_result = call_cudaMemPoolSetAttribute(memPool, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 165), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPoolSetAttribute(memPool, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 165, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemPool;e14:attr;pvalue;", (int)cubind_result, (uintptr_t)memPool, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -11127,21 +10136,15 @@ static cudaError_t call_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cuda
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPoolGetAttribute(memPool, attr, value);
-    cubind_result = call_cudaMemPoolGetAttribute(memPool, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 166), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_14((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPoolGetAttribute(memPool, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 166, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemPool;e14:attr;pvalue;", (int)cubind_result, (uintptr_t)memPool, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -11181,21 +10184,15 @@ static cudaError_t call_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPoolSetAccess(memPool, descList, count);
-    cubind_result = call_cudaMemPoolSetAccess(memPool, descList, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 167), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_pointer(&cubind_call, "descList", (uintptr_t)descList);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPoolSetAccess(memPool, descList, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 167, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemPool;pdescList;ucount;", (int)cubind_result, (uintptr_t)memPool, (uintptr_t)descList, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -11235,21 +10232,15 @@ static cudaError_t call_cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPoolGetAccess(flags, memPool, location);
-    cubind_result = call_cudaMemPoolGetAccess(flags, memPool, location);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 168), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPoolGetAccess(flags, memPool, location);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 168, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pflags;pmemPool;plocation;", (int)cubind_result, (uintptr_t)flags, (uintptr_t)memPool, (uintptr_t)location);
     return cubind_result;
 }
 
@@ -11289,20 +10280,15 @@ static cudaError_t call_cudaMemPoolCreate(cudaMemPool_t *memPool, const struct c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPoolCreate(memPool, poolProps);
-    cubind_result = call_cudaMemPoolCreate(memPool, poolProps);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 169), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_pointer(&cubind_call, "poolProps", (uintptr_t)poolProps);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPoolCreate(memPool, poolProps);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 169, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemPool;ppoolProps;", (int)cubind_result, (uintptr_t)memPool, (uintptr_t)poolProps);
     return cubind_result;
 }
 
@@ -11342,19 +10328,15 @@ static cudaError_t call_cudaMemPoolDestroy(cudaMemPool_t memPool)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPoolDestroy(cudaMemPool_t memPool)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPoolDestroy(memPool);
-    cubind_result = call_cudaMemPoolDestroy(memPool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 170), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPoolDestroy(memPool);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 170, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemPool;", (int)cubind_result, (uintptr_t)memPool);
     return cubind_result;
 }
 
@@ -11394,21 +10376,15 @@ static cudaError_t call_cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemGetDefaultMemPool(memPool, location, type);
-    cubind_result = call_cudaMemGetDefaultMemPool(memPool, location, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 171), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemGetDefaultMemPool(memPool, location, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 171, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemPool;plocation;e15:type;", (int)cubind_result, (uintptr_t)memPool, (uintptr_t)location, (long long)type);
     return cubind_result;
 }
 
@@ -11448,21 +10424,15 @@ static cudaError_t call_cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMem
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemGetMemPool(memPool, location, type);
-    cubind_result = call_cudaMemGetMemPool(memPool, location, type);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 172), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemGetMemPool(memPool, location, type);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 172, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemPool;plocation;e15:type;", (int)cubind_result, (uintptr_t)memPool, (uintptr_t)location, (long long)type);
     return cubind_result;
 }
 
@@ -11502,21 +10472,15 @@ static cudaError_t call_cudaMemSetMemPool(struct cudaMemLocation *location, enum
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemSetMemPool(location, type, memPool);
-    cubind_result = call_cudaMemSetMemPool(location, type, memPool);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 173), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "location", (uintptr_t)location);
-        cubind__trace_enum(&cubind_call, "type", trace_enum_15((long long)type), (long long)type);
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemSetMemPool(location, type, memPool);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 173, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;plocation;e15:type;pmemPool;", (int)cubind_result, (uintptr_t)location, (long long)type, (uintptr_t)memPool);
     return cubind_result;
 }
 
@@ -11556,22 +10520,15 @@ static cudaError_t call_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMem
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
-    cubind_result = call_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 174), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_unsigned(&cubind_call, "size", (unsigned long long)size);
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMallocFromPoolAsync(ptr, size, memPool, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 174, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pptr;usize;pmemPool;pstream;", (int)cubind_result, (uintptr_t)ptr, (unsigned long long)size, (uintptr_t)memPool, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -11611,22 +10568,15 @@ static cudaError_t call_cudaMemPoolExportToShareableHandle(void *shareableHandle
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
-    cubind_result = call_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 175), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "shareableHandle", (uintptr_t)shareableHandle);
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_enum(&cubind_call, "handleType", trace_enum_16((long long)handleType), (long long)handleType);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 175, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pshareableHandle;pmemPool;e16:handleType;uflags;", (int)cubind_result, (uintptr_t)shareableHandle, (uintptr_t)memPool, (long long)handleType, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -11666,22 +10616,15 @@ static cudaError_t call_cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memP
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
-    cubind_result = call_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 176), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_pointer(&cubind_call, "shareableHandle", (uintptr_t)shareableHandle);
-        cubind__trace_enum(&cubind_call, "handleType", trace_enum_16((long long)handleType), (long long)handleType);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 176, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmemPool;pshareableHandle;e16:handleType;uflags;", (int)cubind_result, (uintptr_t)memPool, (uintptr_t)shareableHandle, (long long)handleType, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -11721,20 +10664,15 @@ static cudaError_t call_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPoolExportPointer(exportData, ptr);
-    cubind_result = call_cudaMemPoolExportPointer(exportData, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 177), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "exportData", (uintptr_t)exportData);
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPoolExportPointer(exportData, ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 177, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pexportData;pptr;", (int)cubind_result, (uintptr_t)exportData, (uintptr_t)ptr);
     return cubind_result;
 }
 
@@ -11774,21 +10712,15 @@ static cudaError_t call_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaMemPoolImportPointer(ptr, memPool, exportData);
-    cubind_result = call_cudaMemPoolImportPointer(ptr, memPool, exportData);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 178), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_pointer(&cubind_call, "memPool", (uintptr_t)memPool);
-        cubind__trace_pointer(&cubind_call, "exportData", (uintptr_t)exportData);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaMemPoolImportPointer(ptr, memPool, exportData);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 178, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pptr;pmemPool;pexportData;", (int)cubind_result, (uintptr_t)ptr, (uintptr_t)memPool, (uintptr_t)exportData);
     return cubind_result;
 }
 
@@ -11828,20 +10760,15 @@ static cudaError_t call_cudaPointerGetAttributes(struct cudaPointerAttributes *a
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaPointerGetAttributes(attributes, ptr);
-    cubind_result = call_cudaPointerGetAttributes(attributes, ptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 179), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "attributes", (uintptr_t)attributes);
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaPointerGetAttributes(attributes, ptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 179, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pattributes;pptr;", (int)cubind_result, (uintptr_t)attributes, (uintptr_t)ptr);
     return cubind_result;
 }
 
@@ -11881,21 +10808,15 @@ static cudaError_t call_cudaDeviceCanAccessPeer(int *canAccessPeer, int device, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
-    cubind_result = call_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 180), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "canAccessPeer", (uintptr_t)canAccessPeer);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_signed(&cubind_call, "peerDevice", (long long)peerDevice);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 180, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pcanAccessPeer;idevice;ipeerDevice;", (int)cubind_result, (uintptr_t)canAccessPeer, (long long)device, (long long)peerDevice);
     return cubind_result;
 }
 
@@ -11935,20 +10856,15 @@ static cudaError_t call_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceEnablePeerAccess(peerDevice, flags);
-    cubind_result = call_cudaDeviceEnablePeerAccess(peerDevice, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 181), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "peerDevice", (long long)peerDevice);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceEnablePeerAccess(peerDevice, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 181, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ipeerDevice;uflags;", (int)cubind_result, (long long)peerDevice, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -11988,19 +10904,15 @@ static cudaError_t call_cudaDeviceDisablePeerAccess(int peerDevice)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceDisablePeerAccess(int peerDevice)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceDisablePeerAccess(peerDevice);
-    cubind_result = call_cudaDeviceDisablePeerAccess(peerDevice);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 182), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "peerDevice", (long long)peerDevice);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceDisablePeerAccess(peerDevice);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 182, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ipeerDevice;", (int)cubind_result, (long long)peerDevice);
     return cubind_result;
 }
 
@@ -12040,19 +10952,15 @@ static cudaError_t call_cudaGraphicsUnregisterResource(cudaGraphicsResource_t re
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphicsUnregisterResource(resource);
-    cubind_result = call_cudaGraphicsUnregisterResource(resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 183), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphicsUnregisterResource(resource);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 183, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;presource;", (int)cubind_result, (uintptr_t)resource);
     return cubind_result;
 }
 
@@ -12092,20 +11000,15 @@ static cudaError_t call_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t r
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphicsResourceSetMapFlags(resource, flags);
-    cubind_result = call_cudaGraphicsResourceSetMapFlags(resource, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 184), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphicsResourceSetMapFlags(resource, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 184, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;presource;uflags;", (int)cubind_result, (uintptr_t)resource, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -12145,21 +11048,15 @@ static cudaError_t call_cudaGraphicsMapResources(int count, cudaGraphicsResource
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphicsMapResources(count, resources, stream);
-    cubind_result = call_cudaGraphicsMapResources(count, resources, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 185), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "count", (long long)count);
-        cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphicsMapResources(count, resources, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 185, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;icount;presources;pstream;", (int)cubind_result, (long long)count, (uintptr_t)resources, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -12199,21 +11096,15 @@ static cudaError_t call_cudaGraphicsUnmapResources(int count, cudaGraphicsResour
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphicsUnmapResources(count, resources, stream);
-    cubind_result = call_cudaGraphicsUnmapResources(count, resources, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 186), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "count", (long long)count);
-        cubind__trace_pointer(&cubind_call, "resources", (uintptr_t)resources);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphicsUnmapResources(count, resources, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 186, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;icount;presources;pstream;", (int)cubind_result, (long long)count, (uintptr_t)resources, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -12253,21 +11144,15 @@ static cudaError_t call_cudaGraphicsResourceGetMappedPointer(void **devPtr, size
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
-    cubind_result = call_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 187), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "devPtr", (uintptr_t)devPtr);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphicsResourceGetMappedPointer(devPtr, size, resource);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 187, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdevPtr;psize;presource;", (int)cubind_result, (uintptr_t)devPtr, (uintptr_t)size, (uintptr_t)resource);
     return cubind_result;
 }
 
@@ -12307,22 +11192,15 @@ static cudaError_t call_cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
-    cubind_result = call_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 188), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_unsigned(&cubind_call, "arrayIndex", (unsigned long long)arrayIndex);
-        cubind__trace_unsigned(&cubind_call, "mipLevel", (unsigned long long)mipLevel);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 188, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;parray;presource;uarrayIndex;umipLevel;", (int)cubind_result, (uintptr_t)array, (uintptr_t)resource, (unsigned long long)arrayIndex, (unsigned long long)mipLevel);
     return cubind_result;
 }
 
@@ -12362,20 +11240,15 @@ static cudaError_t call_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
-    cubind_result = call_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 189), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "mipmappedArray", (uintptr_t)mipmappedArray);
-        cubind__trace_pointer(&cubind_call, "resource", (uintptr_t)resource);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 189, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pmipmappedArray;presource;", (int)cubind_result, (uintptr_t)mipmappedArray, (uintptr_t)resource);
     return cubind_result;
 }
 
@@ -12415,20 +11288,15 @@ static cudaError_t call_cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetChannelDesc(desc, array);
-    cubind_result = call_cudaGetChannelDesc(desc, array);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 190), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "desc", (uintptr_t)desc);
-        cubind__trace_pointer(&cubind_call, "array", (uintptr_t)array);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetChannelDesc(desc, array);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 190, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdesc;parray;", (int)cubind_result, (uintptr_t)desc, (uintptr_t)array);
     return cubind_result;
 }
 
@@ -12464,23 +11332,15 @@ static struct cudaChannelFormatDesc call_cudaCreateChannelDesc(int x, int y, int
     return cubind_fn(x, y, z, w, f);
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD struct cudaChannelFormatDesc traced_cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
 {
     cubind__trace_call cubind_call;
-    struct cudaChannelFormatDesc cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaCreateChannelDesc(x, y, z, w, f);
-    cubind_result = call_cudaCreateChannelDesc(x, y, z, w, f);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 191), 0)) {
-        cubind__trace_signed(&cubind_call, "x", (long long)x);
-        cubind__trace_signed(&cubind_call, "y", (long long)y);
-        cubind__trace_signed(&cubind_call, "z", (long long)z);
-        cubind__trace_signed(&cubind_call, "w", (long long)w);
-        cubind__trace_enum(&cubind_call, "f", trace_enum_17((long long)f), (long long)f);
-        cubind__trace_record(&cubind_call, NULL);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    struct cudaChannelFormatDesc cubind_result = call_cudaCreateChannelDesc(x, y, z, w, f);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 191, 0, trace_enum,
+                          "r;ix;iy;iz;iw;e17:f;", (long long)x, (long long)y, (long long)z, (long long)w, (long long)f);
     return cubind_result;
 }
 
@@ -12515,22 +11375,15 @@ static cudaError_t call_cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    cubind_result = call_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 192), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pTexObject", (uintptr_t)pTexObject);
-        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
-        cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
-        cubind__trace_pointer(&cubind_call, "pResViewDesc", (uintptr_t)pResViewDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 192, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppTexObject;ppResDesc;ppTexDesc;ppResViewDesc;", (int)cubind_result, (uintptr_t)pTexObject, (uintptr_t)pResDesc, (uintptr_t)pTexDesc, (uintptr_t)pResViewDesc);
     return cubind_result;
 }
 
@@ -12570,19 +11423,15 @@ static cudaError_t call_cudaDestroyTextureObject(cudaTextureObject_t texObject)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDestroyTextureObject(cudaTextureObject_t texObject)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDestroyTextureObject(texObject);
-    cubind_result = call_cudaDestroyTextureObject(texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 193), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDestroyTextureObject(texObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 193, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;utexObject;", (int)cubind_result, (unsigned long long)texObject);
     return cubind_result;
 }
 
@@ -12622,20 +11471,15 @@ static cudaError_t call_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
-    cubind_result = call_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 194), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
-        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetTextureObjectResourceDesc(pResDesc, texObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 194, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppResDesc;utexObject;", (int)cubind_result, (uintptr_t)pResDesc, (unsigned long long)texObject);
     return cubind_result;
 }
 
@@ -12675,20 +11519,15 @@ static cudaError_t call_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
-    cubind_result = call_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 195), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pTexDesc", (uintptr_t)pTexDesc);
-        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetTextureObjectTextureDesc(pTexDesc, texObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 195, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppTexDesc;utexObject;", (int)cubind_result, (uintptr_t)pTexDesc, (unsigned long long)texObject);
     return cubind_result;
 }
 
@@ -12728,20 +11567,15 @@ static cudaError_t call_cudaGetTextureObjectResourceViewDesc(struct cudaResource
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
-    cubind_result = call_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 196), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pResViewDesc", (uintptr_t)pResViewDesc);
-        cubind__trace_unsigned(&cubind_call, "texObject", (unsigned long long)texObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 196, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppResViewDesc;utexObject;", (int)cubind_result, (uintptr_t)pResViewDesc, (unsigned long long)texObject);
     return cubind_result;
 }
 
@@ -12781,20 +11615,15 @@ static cudaError_t call_cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaCreateSurfaceObject(pSurfObject, pResDesc);
-    cubind_result = call_cudaCreateSurfaceObject(pSurfObject, pResDesc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 197), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pSurfObject", (uintptr_t)pSurfObject);
-        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaCreateSurfaceObject(pSurfObject, pResDesc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 197, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppSurfObject;ppResDesc;", (int)cubind_result, (uintptr_t)pSurfObject, (uintptr_t)pResDesc);
     return cubind_result;
 }
 
@@ -12834,19 +11663,15 @@ static cudaError_t call_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDestroySurfaceObject(surfObject);
-    cubind_result = call_cudaDestroySurfaceObject(surfObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 198), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDestroySurfaceObject(surfObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 198, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;usurfObject;", (int)cubind_result, (unsigned long long)surfObject);
     return cubind_result;
 }
 
@@ -12886,20 +11711,15 @@ static cudaError_t call_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
-    cubind_result = call_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 199), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pResDesc", (uintptr_t)pResDesc);
-        cubind__trace_unsigned(&cubind_call, "surfObject", (unsigned long long)surfObject);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 199, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppResDesc;usurfObject;", (int)cubind_result, (uintptr_t)pResDesc, (unsigned long long)surfObject);
     return cubind_result;
 }
 
@@ -12939,19 +11759,15 @@ static cudaError_t call_cudaDriverGetVersion(int *driverVersion)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDriverGetVersion(int *driverVersion)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDriverGetVersion(driverVersion);
-    cubind_result = call_cudaDriverGetVersion(driverVersion);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 200), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "driverVersion", (uintptr_t)driverVersion);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDriverGetVersion(driverVersion);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 200, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdriverVersion;", (int)cubind_result, (uintptr_t)driverVersion);
     return cubind_result;
 }
 
@@ -12991,19 +11807,15 @@ static cudaError_t call_cudaRuntimeGetVersion(int *runtimeVersion)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaRuntimeGetVersion(int *runtimeVersion)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaRuntimeGetVersion(runtimeVersion);
-    cubind_result = call_cudaRuntimeGetVersion(runtimeVersion);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 201), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "runtimeVersion", (uintptr_t)runtimeVersion);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaRuntimeGetVersion(runtimeVersion);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 201, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pruntimeVersion;", (int)cubind_result, (uintptr_t)runtimeVersion);
     return cubind_result;
 }
 
@@ -13043,21 +11855,15 @@ static cudaError_t call_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
-    cubind_result = call_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 202), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "callbackFunc", (uintptr_t)callbackFunc);
-        cubind__trace_pointer(&cubind_call, "userData", (uintptr_t)userData);
-        cubind__trace_pointer(&cubind_call, "callback_out", (uintptr_t)callback_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLogsRegisterCallback(callbackFunc, userData, callback_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 202, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pcallbackFunc;puserData;pcallback_out;", (int)cubind_result, (uintptr_t)callbackFunc, (uintptr_t)userData, (uintptr_t)callback_out);
     return cubind_result;
 }
 
@@ -13097,19 +11903,15 @@ static cudaError_t call_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callba
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLogsUnregisterCallback(callback);
-    cubind_result = call_cudaLogsUnregisterCallback(callback);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 203), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "callback", (uintptr_t)callback);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLogsUnregisterCallback(callback);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 203, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pcallback;", (int)cubind_result, (uintptr_t)callback);
     return cubind_result;
 }
 
@@ -13149,20 +11951,15 @@ static cudaError_t call_cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLogsCurrent(iterator_out, flags);
-    cubind_result = call_cudaLogsCurrent(iterator_out, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 204), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "iterator_out", (uintptr_t)iterator_out);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLogsCurrent(iterator_out, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 204, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;piterator_out;uflags;", (int)cubind_result, (uintptr_t)iterator_out, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -13202,21 +11999,15 @@ static cudaError_t call_cudaLogsDumpToFile(cudaLogIterator *iterator, const char
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLogsDumpToFile(iterator, pathToFile, flags);
-    cubind_result = call_cudaLogsDumpToFile(iterator, pathToFile, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 205), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
-        cubind__trace_pointer(&cubind_call, "pathToFile", (uintptr_t)pathToFile);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLogsDumpToFile(iterator, pathToFile, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 205, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;piterator;ppathToFile;uflags;", (int)cubind_result, (uintptr_t)iterator, (uintptr_t)pathToFile, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -13256,22 +12047,15 @@ static cudaError_t call_cudaLogsDumpToMemory(cudaLogIterator *iterator, char *bu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLogsDumpToMemory(iterator, buffer, size, flags);
-    cubind_result = call_cudaLogsDumpToMemory(iterator, buffer, size, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 206), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "iterator", (uintptr_t)iterator);
-        cubind__trace_pointer(&cubind_call, "buffer", (uintptr_t)buffer);
-        cubind__trace_pointer(&cubind_call, "size", (uintptr_t)size);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLogsDumpToMemory(iterator, buffer, size, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 206, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;piterator;pbuffer;psize;uflags;", (int)cubind_result, (uintptr_t)iterator, (uintptr_t)buffer, (uintptr_t)size, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -13311,20 +12095,15 @@ static cudaError_t call_cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphCreate(pGraph, flags);
-    cubind_result = call_cudaGraphCreate(pGraph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 207), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraph", (uintptr_t)pGraph);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphCreate(pGraph, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 207, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraph;uflags;", (int)cubind_result, (uintptr_t)pGraph, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -13364,23 +12143,15 @@ static cudaError_t call_cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cuda
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    cubind_result = call_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 208), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 208, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppNodeParams;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -13420,20 +12191,15 @@ static cudaError_t call_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphKernelNodeGetParams(node, pNodeParams);
-    cubind_result = call_cudaGraphKernelNodeGetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 209), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphKernelNodeGetParams(node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 209, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -13473,20 +12239,15 @@ static cudaError_t call_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphKernelNodeSetParams(node, pNodeParams);
-    cubind_result = call_cudaGraphKernelNodeSetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 210), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphKernelNodeSetParams(node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 210, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -13526,20 +12287,15 @@ static cudaError_t call_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
-    cubind_result = call_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 211), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hDst", (uintptr_t)hDst);
-        cubind__trace_pointer(&cubind_call, "hSrc", (uintptr_t)hSrc);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphKernelNodeCopyAttributes(hDst, hSrc);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 211, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phDst;phSrc;", (int)cubind_result, (uintptr_t)hDst, (uintptr_t)hSrc);
     return cubind_result;
 }
 
@@ -13579,21 +12335,15 @@ static cudaError_t call_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
-    cubind_result = call_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 212), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value_out", (uintptr_t)value_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 212, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phNode;e8:attr;pvalue_out;", (int)cubind_result, (uintptr_t)hNode, (long long)attr, (uintptr_t)value_out);
     return cubind_result;
 }
 
@@ -13633,21 +12383,15 @@ static cudaError_t call_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
-    cubind_result = call_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 213), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_8((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphKernelNodeSetAttribute(hNode, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 213, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phNode;e8:attr;pvalue;", (int)cubind_result, (uintptr_t)hNode, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -13687,23 +12431,15 @@ static cudaError_t call_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cuda
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
-    cubind_result = call_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 214), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "pCopyParams", (uintptr_t)pCopyParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 214, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppCopyParams;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)pCopyParams);
     return cubind_result;
 }
 
@@ -13743,27 +12479,15 @@ static cudaError_t call_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
-    cubind_result = call_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 215), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 215, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;psymbol;psrc;ucount;uoffset;e11:kind;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)symbol, (uintptr_t)src, (unsigned long long)count, (unsigned long long)offset, (long long)kind);
     return cubind_result;
 }
 
@@ -13803,27 +12527,15 @@ static cudaError_t call_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraph
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
-    cubind_result = call_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 216), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 216, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdst;psymbol;ucount;uoffset;e11:kind;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)dst, (uintptr_t)symbol, (unsigned long long)count, (unsigned long long)offset, (long long)kind);
     return cubind_result;
 }
 
@@ -13863,26 +12575,15 @@ static cudaError_t call_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
-    cubind_result = call_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 217), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 217, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdst;psrc;ucount;e11:kind;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)dst, (uintptr_t)src, (unsigned long long)count, (long long)kind);
     return cubind_result;
 }
 
@@ -13922,20 +12623,15 @@ static cudaError_t call_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
-    cubind_result = call_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 218), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphMemcpyNodeGetParams(node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 218, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -13975,20 +12671,15 @@ static cudaError_t call_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
-    cubind_result = call_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 219), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphMemcpyNodeSetParams(node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 219, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -14028,24 +12719,15 @@ static cudaError_t call_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t nod
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
-    cubind_result = call_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 220), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 220, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;psymbol;psrc;ucount;uoffset;e11:kind;", (int)cubind_result, (uintptr_t)node, (uintptr_t)symbol, (uintptr_t)src, (unsigned long long)count, (unsigned long long)offset, (long long)kind);
     return cubind_result;
 }
 
@@ -14085,24 +12767,15 @@ static cudaError_t call_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t n
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
-    cubind_result = call_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 221), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 221, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;pdst;psymbol;ucount;uoffset;e11:kind;", (int)cubind_result, (uintptr_t)node, (uintptr_t)dst, (uintptr_t)symbol, (unsigned long long)count, (unsigned long long)offset, (long long)kind);
     return cubind_result;
 }
 
@@ -14142,23 +12815,15 @@ static cudaError_t call_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, voi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
-    cubind_result = call_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 222), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 222, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;pdst;psrc;ucount;e11:kind;", (int)cubind_result, (uintptr_t)node, (uintptr_t)dst, (uintptr_t)src, (unsigned long long)count, (long long)kind);
     return cubind_result;
 }
 
@@ -14198,23 +12863,15 @@ static cudaError_t call_cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cuda
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
-    cubind_result = call_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 223), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "pMemsetParams", (uintptr_t)pMemsetParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 223, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppMemsetParams;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)pMemsetParams);
     return cubind_result;
 }
 
@@ -14254,20 +12911,15 @@ static cudaError_t call_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struc
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphMemsetNodeGetParams(node, pNodeParams);
-    cubind_result = call_cudaGraphMemsetNodeGetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 224), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphMemsetNodeGetParams(node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 224, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -14307,20 +12959,15 @@ static cudaError_t call_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphMemsetNodeSetParams(node, pNodeParams);
-    cubind_result = call_cudaGraphMemsetNodeSetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 225), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphMemsetNodeSetParams(node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 225, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -14360,23 +13007,15 @@ static cudaError_t call_cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    cubind_result = call_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 226), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 226, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;ppNodeParams;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -14416,20 +13055,15 @@ static cudaError_t call_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphHostNodeGetParams(node, pNodeParams);
-    cubind_result = call_cudaGraphHostNodeGetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 227), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphHostNodeGetParams(node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 227, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -14469,20 +13103,15 @@ static cudaError_t call_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const s
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphHostNodeSetParams(node, pNodeParams);
-    cubind_result = call_cudaGraphHostNodeSetParams(node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 228), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphHostNodeSetParams(node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 228, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -14522,23 +13151,15 @@ static cudaError_t call_cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-    cubind_result = call_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 229), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "childGraph", (uintptr_t)childGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 229, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pchildGraph;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)childGraph);
     return cubind_result;
 }
 
@@ -14578,20 +13199,15 @@ static cudaError_t call_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphChildGraphNodeGetGraph(node, pGraph);
-    cubind_result = call_cudaGraphChildGraphNodeGetGraph(node, pGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 230), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pGraph", (uintptr_t)pGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphChildGraphNodeGetGraph(node, pGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 230, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppGraph;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pGraph);
     return cubind_result;
 }
 
@@ -14631,22 +13247,15 @@ static cudaError_t call_cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaG
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
-    cubind_result = call_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 231), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 231, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies);
     return cubind_result;
 }
 
@@ -14686,23 +13295,15 @@ static cudaError_t call_cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode,
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
-    cubind_result = call_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 232), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 232, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pevent;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -14742,20 +13343,15 @@ static cudaError_t call_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphEventRecordNodeGetEvent(node, event_out);
-    cubind_result = call_cudaGraphEventRecordNodeGetEvent(node, event_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 233), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphEventRecordNodeGetEvent(node, event_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 233, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;pevent_out;", (int)cubind_result, (uintptr_t)node, (uintptr_t)event_out);
     return cubind_result;
 }
 
@@ -14795,20 +13391,15 @@ static cudaError_t call_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphEventRecordNodeSetEvent(node, event);
-    cubind_result = call_cudaGraphEventRecordNodeSetEvent(node, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 234), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphEventRecordNodeSetEvent(node, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 234, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;pevent;", (int)cubind_result, (uintptr_t)node, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -14848,23 +13439,15 @@ static cudaError_t call_cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, c
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
-    cubind_result = call_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 235), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 235, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pevent;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -14904,20 +13487,15 @@ static cudaError_t call_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphEventWaitNodeGetEvent(node, event_out);
-    cubind_result = call_cudaGraphEventWaitNodeGetEvent(node, event_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 236), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "event_out", (uintptr_t)event_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphEventWaitNodeGetEvent(node, event_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 236, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;pevent_out;", (int)cubind_result, (uintptr_t)node, (uintptr_t)event_out);
     return cubind_result;
 }
 
@@ -14957,20 +13535,15 @@ static cudaError_t call_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphEventWaitNodeSetEvent(node, event);
-    cubind_result = call_cudaGraphEventWaitNodeSetEvent(node, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 237), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphEventWaitNodeSetEvent(node, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 237, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;pevent;", (int)cubind_result, (uintptr_t)node, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -15010,23 +13583,15 @@ static cudaError_t call_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    cubind_result = call_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 238), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 238, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pnodeParams;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -15066,20 +13631,15 @@ static cudaError_t call_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraph
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
-    cubind_result = call_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 239), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 239, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phNode;pparams_out;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)params_out);
     return cubind_result;
 }
 
@@ -15119,20 +13679,15 @@ static cudaError_t call_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraph
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
-    cubind_result = call_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 240), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 240, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -15172,23 +13727,15 @@ static cudaError_t call_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    cubind_result = call_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 241), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 241, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pnodeParams;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -15228,20 +13775,15 @@ static cudaError_t call_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
-    cubind_result = call_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 242), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 242, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phNode;pparams_out;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)params_out);
     return cubind_result;
 }
 
@@ -15281,20 +13823,15 @@ static cudaError_t call_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNo
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
-    cubind_result = call_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 243), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 243, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -15334,23 +13871,15 @@ static cudaError_t call_cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    cubind_result = call_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 244), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 244, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pnodeParams;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -15390,20 +13919,15 @@ static cudaError_t call_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, str
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphMemAllocNodeGetParams(node, params_out);
-    cubind_result = call_cudaGraphMemAllocNodeGetParams(node, params_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 245), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "params_out", (uintptr_t)params_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphMemAllocNodeGetParams(node, params_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 245, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;pparams_out;", (int)cubind_result, (uintptr_t)node, (uintptr_t)params_out);
     return cubind_result;
 }
 
@@ -15443,23 +13967,15 @@ static cudaError_t call_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
-    cubind_result = call_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 246), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 246, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;unumDependencies;pdptr;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (unsigned long long)numDependencies, (uintptr_t)dptr);
     return cubind_result;
 }
 
@@ -15499,20 +14015,15 @@ static cudaError_t call_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphMemFreeNodeGetParams(node, dptr_out);
-    cubind_result = call_cudaGraphMemFreeNodeGetParams(node, dptr_out);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 247), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "dptr_out", (uintptr_t)dptr_out);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphMemFreeNodeGetParams(node, dptr_out);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 247, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;pdptr_out;", (int)cubind_result, (uintptr_t)node, (uintptr_t)dptr_out);
     return cubind_result;
 }
 
@@ -15552,19 +14063,15 @@ static cudaError_t call_cudaDeviceGraphMemTrim(int device)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGraphMemTrim(int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGraphMemTrim(device);
-    cubind_result = call_cudaDeviceGraphMemTrim(device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 248), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGraphMemTrim(device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 248, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;idevice;", (int)cubind_result, (long long)device);
     return cubind_result;
 }
 
@@ -15604,21 +14111,15 @@ static cudaError_t call_cudaDeviceGetGraphMemAttribute(int device, enum cudaGrap
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceGetGraphMemAttribute(device, attr, value);
-    cubind_result = call_cudaDeviceGetGraphMemAttribute(device, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 249), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_18((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceGetGraphMemAttribute(device, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 249, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;idevice;e18:attr;pvalue;", (int)cubind_result, (long long)device, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -15658,21 +14159,15 @@ static cudaError_t call_cudaDeviceSetGraphMemAttribute(int device, enum cudaGrap
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaDeviceSetGraphMemAttribute(device, attr, value);
-    cubind_result = call_cudaDeviceSetGraphMemAttribute(device, attr, value);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 250), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_18((long long)attr), (long long)attr);
-        cubind__trace_pointer(&cubind_call, "value", (uintptr_t)value);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaDeviceSetGraphMemAttribute(device, attr, value);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 250, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;idevice;e18:attr;pvalue;", (int)cubind_result, (long long)device, (long long)attr, (uintptr_t)value);
     return cubind_result;
 }
 
@@ -15712,20 +14207,15 @@ static cudaError_t call_cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t ori
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphClone(pGraphClone, originalGraph);
-    cubind_result = call_cudaGraphClone(pGraphClone, originalGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 251), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphClone", (uintptr_t)pGraphClone);
-        cubind__trace_pointer(&cubind_call, "originalGraph", (uintptr_t)originalGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphClone(pGraphClone, originalGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 251, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphClone;poriginalGraph;", (int)cubind_result, (uintptr_t)pGraphClone, (uintptr_t)originalGraph);
     return cubind_result;
 }
 
@@ -15765,21 +14255,15 @@ static cudaError_t call_cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
-    cubind_result = call_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 252), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pNode", (uintptr_t)pNode);
-        cubind__trace_pointer(&cubind_call, "originalNode", (uintptr_t)originalNode);
-        cubind__trace_pointer(&cubind_call, "clonedGraph", (uintptr_t)clonedGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 252, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppNode;poriginalNode;pclonedGraph;", (int)cubind_result, (uintptr_t)pNode, (uintptr_t)originalNode, (uintptr_t)clonedGraph);
     return cubind_result;
 }
 
@@ -15819,20 +14303,15 @@ static cudaError_t call_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGrap
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphNodeGetType(node, pType);
-    cubind_result = call_cudaGraphNodeGetType(node, pType);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 253), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pType", (uintptr_t)pType);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphNodeGetType(node, pType);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 253, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppType;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pType);
     return cubind_result;
 }
 
@@ -15872,21 +14351,15 @@ static cudaError_t call_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *no
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphGetNodes(graph, nodes, numNodes);
-    cubind_result = call_cudaGraphGetNodes(graph, nodes, numNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 254), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "nodes", (uintptr_t)nodes);
-        cubind__trace_pointer(&cubind_call, "numNodes", (uintptr_t)numNodes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphGetNodes(graph, nodes, numNodes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 254, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraph;pnodes;pnumNodes;", (int)cubind_result, (uintptr_t)graph, (uintptr_t)nodes, (uintptr_t)numNodes);
     return cubind_result;
 }
 
@@ -15926,21 +14399,15 @@ static cudaError_t call_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
-    cubind_result = call_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 255), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pRootNodes", (uintptr_t)pRootNodes);
-        cubind__trace_pointer(&cubind_call, "pNumRootNodes", (uintptr_t)pNumRootNodes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 255, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraph;ppRootNodes;ppNumRootNodes;", (int)cubind_result, (uintptr_t)graph, (uintptr_t)pRootNodes, (uintptr_t)pNumRootNodes);
     return cubind_result;
 }
 
@@ -15980,23 +14447,15 @@ static cudaError_t call_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *fr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
-    cubind_result = call_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 256), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
-        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
-        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
-        cubind__trace_pointer(&cubind_call, "numEdges", (uintptr_t)numEdges);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 256, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraph;pfrom;pto;pedgeData;pnumEdges;", (int)cubind_result, (uintptr_t)graph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, (uintptr_t)numEdges);
     return cubind_result;
 }
 
@@ -16036,22 +14495,15 @@ static cudaError_t call_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaG
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
-    cubind_result = call_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 257), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
-        cubind__trace_pointer(&cubind_call, "pNumDependencies", (uintptr_t)pNumDependencies);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphNodeGetDependencies(node, pDependencies, edgeData, pNumDependencies);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 257, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppDependencies;pedgeData;ppNumDependencies;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pDependencies, (uintptr_t)edgeData, (uintptr_t)pNumDependencies);
     return cubind_result;
 }
 
@@ -16091,22 +14543,15 @@ static cudaError_t call_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
-    cubind_result = call_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 258), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pDependentNodes", (uintptr_t)pDependentNodes);
-        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
-        cubind__trace_pointer(&cubind_call, "pNumDependentNodes", (uintptr_t)pNumDependentNodes);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphNodeGetDependentNodes(node, pDependentNodes, edgeData, pNumDependentNodes);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 258, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;ppDependentNodes;pedgeData;ppNumDependentNodes;", (int)cubind_result, (uintptr_t)node, (uintptr_t)pDependentNodes, (uintptr_t)edgeData, (uintptr_t)pNumDependentNodes);
     return cubind_result;
 }
 
@@ -16146,23 +14591,15 @@ static cudaError_t call_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
-    cubind_result = call_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 259), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
-        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
-        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 259, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraph;pfrom;pto;pedgeData;unumDependencies;", (int)cubind_result, (uintptr_t)graph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, (unsigned long long)numDependencies);
     return cubind_result;
 }
 
@@ -16202,23 +14639,15 @@ static cudaError_t call_cudaGraphRemoveDependencies(cudaGraph_t graph, const cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
-    cubind_result = call_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 260), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "from", (uintptr_t)from);
-        cubind__trace_pointer(&cubind_call, "to", (uintptr_t)to);
-        cubind__trace_pointer(&cubind_call, "edgeData", (uintptr_t)edgeData);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 260, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraph;pfrom;pto;pedgeData;unumDependencies;", (int)cubind_result, (uintptr_t)graph, (uintptr_t)from, (uintptr_t)to, (uintptr_t)edgeData, (unsigned long long)numDependencies);
     return cubind_result;
 }
 
@@ -16258,19 +14687,15 @@ static cudaError_t call_cudaGraphDestroyNode(cudaGraphNode_t node)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphDestroyNode(cudaGraphNode_t node)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphDestroyNode(node);
-    cubind_result = call_cudaGraphDestroyNode(node);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 261), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphDestroyNode(node);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 261, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;", (int)cubind_result, (uintptr_t)node);
     return cubind_result;
 }
 
@@ -16310,21 +14735,15 @@ static cudaError_t call_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphInstantiate(pGraphExec, graph, flags);
-    cubind_result = call_cudaGraphInstantiate(pGraphExec, graph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 262), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphExec", (uintptr_t)pGraphExec);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphInstantiate(pGraphExec, graph, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 262, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphExec;pgraph;uflags;", (int)cubind_result, (uintptr_t)pGraphExec, (uintptr_t)graph, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -16364,21 +14783,15 @@ static cudaError_t call_cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
-    cubind_result = call_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 263), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphExec", (uintptr_t)pGraphExec);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 263, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphExec;pgraph;uflags;", (int)cubind_result, (uintptr_t)pGraphExec, (uintptr_t)graph, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -16418,21 +14831,15 @@ static cudaError_t call_cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphEx
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
-    cubind_result = call_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 264), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphExec", (uintptr_t)pGraphExec);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "instantiateParams", (uintptr_t)instantiateParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 264, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphExec;pgraph;pinstantiateParams;", (int)cubind_result, (uintptr_t)pGraphExec, (uintptr_t)graph, (uintptr_t)instantiateParams);
     return cubind_result;
 }
 
@@ -16472,20 +14879,15 @@ static cudaError_t call_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigne
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecGetFlags(graphExec, flags);
-    cubind_result = call_cudaGraphExecGetFlags(graphExec, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 265), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
-        cubind__trace_pointer(&cubind_call, "flags", (uintptr_t)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecGetFlags(graphExec, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 265, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraphExec;pflags;", (int)cubind_result, (uintptr_t)graphExec, (uintptr_t)flags);
     return cubind_result;
 }
 
@@ -16525,21 +14927,15 @@ static cudaError_t call_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphE
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
-    cubind_result = call_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 266), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 266, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -16579,21 +14975,15 @@ static cudaError_t call_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphE
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
-    cubind_result = call_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 267), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 267, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -16633,25 +15023,15 @@ static cudaError_t call_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
-    cubind_result = call_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 268), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 268, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;pnode;psymbol;psrc;ucount;uoffset;e11:kind;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)symbol, (uintptr_t)src, (unsigned long long)count, (unsigned long long)offset, (long long)kind);
     return cubind_result;
 }
 
@@ -16691,25 +15071,15 @@ static cudaError_t call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
-    cubind_result = call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 269), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "offset", (unsigned long long)offset);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 269, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;pnode;pdst;psymbol;ucount;uoffset;e11:kind;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)dst, (uintptr_t)symbol, (unsigned long long)count, (unsigned long long)offset, (long long)kind);
     return cubind_result;
 }
 
@@ -16749,24 +15119,15 @@ static cudaError_t call_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGrap
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
-    cubind_result = call_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 270), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "dst", (uintptr_t)dst);
-        cubind__trace_pointer(&cubind_call, "src", (uintptr_t)src);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_enum(&cubind_call, "kind", trace_enum_11((long long)kind), (long long)kind);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 270, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;pnode;pdst;psrc;ucount;e11:kind;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)dst, (uintptr_t)src, (unsigned long long)count, (long long)kind);
     return cubind_result;
 }
 
@@ -16806,21 +15167,15 @@ static cudaError_t call_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphE
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
-    cubind_result = call_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 271), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 271, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -16860,21 +15215,15 @@ static cudaError_t call_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExe
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
-    cubind_result = call_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 272), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "pNodeParams", (uintptr_t)pNodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 272, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;pnode;ppNodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)pNodeParams);
     return cubind_result;
 }
 
@@ -16914,21 +15263,15 @@ static cudaError_t call_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
-    cubind_result = call_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 273), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "childGraph", (uintptr_t)childGraph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 273, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;pnode;pchildGraph;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)node, (uintptr_t)childGraph);
     return cubind_result;
 }
 
@@ -16968,21 +15311,15 @@ static cudaError_t call_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGr
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-    cubind_result = call_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 274), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 274, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pevent;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -17022,21 +15359,15 @@ static cudaError_t call_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGrap
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-    cubind_result = call_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 275), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "event", (uintptr_t)event);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 275, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pevent;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)event);
     return cubind_result;
 }
 
@@ -17076,21 +15407,15 @@ static cudaError_t call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaG
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
-    cubind_result = call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 276), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 276, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -17130,21 +15455,15 @@ static cudaError_t call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
-    cubind_result = call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 277), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 277, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pnodeParams;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -17184,21 +15503,15 @@ static cudaError_t call_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cuda
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    cubind_result = call_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 278), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_unsigned(&cubind_call, "isEnabled", (unsigned long long)isEnabled);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 278, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;uisEnabled;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (unsigned long long)isEnabled);
     return cubind_result;
 }
 
@@ -17238,21 +15551,15 @@ static cudaError_t call_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cuda
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
-    cubind_result = call_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 279), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hNode", (uintptr_t)hNode);
-        cubind__trace_pointer(&cubind_call, "isEnabled", (uintptr_t)isEnabled);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 279, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phNode;pisEnabled;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hNode, (uintptr_t)isEnabled);
     return cubind_result;
 }
 
@@ -17292,21 +15599,15 @@ static cudaError_t call_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGrap
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
-    cubind_result = call_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 280), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "hGraphExec", (uintptr_t)hGraphExec);
-        cubind__trace_pointer(&cubind_call, "hGraph", (uintptr_t)hGraph);
-        cubind__trace_pointer(&cubind_call, "resultInfo", (uintptr_t)resultInfo);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 280, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;phGraphExec;phGraph;presultInfo;", (int)cubind_result, (uintptr_t)hGraphExec, (uintptr_t)hGraph, (uintptr_t)resultInfo);
     return cubind_result;
 }
 
@@ -17346,20 +15647,15 @@ static cudaError_t call_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphUpload(graphExec, stream);
-    cubind_result = call_cudaGraphUpload(graphExec, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 281), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphUpload(graphExec, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 281, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraphExec;pstream;", (int)cubind_result, (uintptr_t)graphExec, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -17399,20 +15695,15 @@ static cudaError_t call_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphLaunch(graphExec, stream);
-    cubind_result = call_cudaGraphLaunch(graphExec, stream);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 282), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
-        cubind__trace_pointer(&cubind_call, "stream", (uintptr_t)stream);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphLaunch(graphExec, stream);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 282, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraphExec;pstream;", (int)cubind_result, (uintptr_t)graphExec, (uintptr_t)stream);
     return cubind_result;
 }
 
@@ -17452,19 +15743,15 @@ static cudaError_t call_cudaGraphExecDestroy(cudaGraphExec_t graphExec)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecDestroy(graphExec);
-    cubind_result = call_cudaGraphExecDestroy(graphExec);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 283), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecDestroy(graphExec);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 283, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraphExec;", (int)cubind_result, (uintptr_t)graphExec);
     return cubind_result;
 }
 
@@ -17504,19 +15791,15 @@ static cudaError_t call_cudaGraphDestroy(cudaGraph_t graph)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphDestroy(cudaGraph_t graph)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphDestroy(graph);
-    cubind_result = call_cudaGraphDestroy(graph);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 284), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphDestroy(graph);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 284, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraph;", (int)cubind_result, (uintptr_t)graph);
     return cubind_result;
 }
 
@@ -17556,21 +15839,15 @@ static cudaError_t call_cudaGraphDebugDotPrint(cudaGraph_t graph, const char *pa
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphDebugDotPrint(graph, path, flags);
-    cubind_result = call_cudaGraphDebugDotPrint(graph, path, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 285), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "path", (uintptr_t)path);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphDebugDotPrint(graph, path, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 285, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraph;ppath;uflags;", (int)cubind_result, (uintptr_t)graph, (uintptr_t)path, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -17610,23 +15887,15 @@ static cudaError_t call_cudaUserObjectCreate(cudaUserObject_t *object_out, void 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
-    cubind_result = call_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 286), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "object_out", (uintptr_t)object_out);
-        cubind__trace_pointer(&cubind_call, "ptr", (uintptr_t)ptr);
-        cubind__trace_pointer(&cubind_call, "destroy", (uintptr_t)destroy);
-        cubind__trace_unsigned(&cubind_call, "initialRefcount", (unsigned long long)initialRefcount);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 286, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pobject_out;pptr;pdestroy;uinitialRefcount;uflags;", (int)cubind_result, (uintptr_t)object_out, (uintptr_t)ptr, (uintptr_t)destroy, (unsigned long long)initialRefcount, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -17666,20 +15935,15 @@ static cudaError_t call_cudaUserObjectRetain(cudaUserObject_t object, unsigned i
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaUserObjectRetain(object, count);
-    cubind_result = call_cudaUserObjectRetain(object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 287), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaUserObjectRetain(object, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 287, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pobject;ucount;", (int)cubind_result, (uintptr_t)object, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -17719,20 +15983,15 @@ static cudaError_t call_cudaUserObjectRelease(cudaUserObject_t object, unsigned 
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaUserObjectRelease(object, count);
-    cubind_result = call_cudaUserObjectRelease(object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 288), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaUserObjectRelease(object, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 288, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pobject;ucount;", (int)cubind_result, (uintptr_t)object, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -17772,22 +16031,15 @@ static cudaError_t call_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObj
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphRetainUserObject(graph, object, count, flags);
-    cubind_result = call_cudaGraphRetainUserObject(graph, object, count, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 289), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphRetainUserObject(graph, object, count, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 289, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraph;pobject;ucount;uflags;", (int)cubind_result, (uintptr_t)graph, (uintptr_t)object, (unsigned long long)count, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -17827,21 +16079,15 @@ static cudaError_t call_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserOb
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphReleaseUserObject(graph, object, count);
-    cubind_result = call_cudaGraphReleaseUserObject(graph, object, count);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 290), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "object", (uintptr_t)object);
-        cubind__trace_unsigned(&cubind_call, "count", (unsigned long long)count);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphReleaseUserObject(graph, object, count);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 290, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraph;pobject;ucount;", (int)cubind_result, (uintptr_t)graph, (uintptr_t)object, (unsigned long long)count);
     return cubind_result;
 }
 
@@ -17881,24 +16127,15 @@ static cudaError_t call_cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-    cubind_result = call_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 291), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pGraphNode", (uintptr_t)pGraphNode);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_pointer(&cubind_call, "pDependencies", (uintptr_t)pDependencies);
-        cubind__trace_pointer(&cubind_call, "dependencyData", (uintptr_t)dependencyData);
-        cubind__trace_unsigned(&cubind_call, "numDependencies", (unsigned long long)numDependencies);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphAddNode(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 291, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppGraphNode;pgraph;ppDependencies;pdependencyData;unumDependencies;pnodeParams;", (int)cubind_result, (uintptr_t)pGraphNode, (uintptr_t)graph, (uintptr_t)pDependencies, (uintptr_t)dependencyData, (unsigned long long)numDependencies, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -17938,20 +16175,15 @@ static cudaError_t call_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cuda
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphNodeSetParams(node, nodeParams);
-    cubind_result = call_cudaGraphNodeSetParams(node, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 292), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphNodeSetParams(node, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 292, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pnode;pnodeParams;", (int)cubind_result, (uintptr_t)node, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -17991,21 +16223,15 @@ static cudaError_t call_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
-    cubind_result = call_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 293), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "graphExec", (uintptr_t)graphExec);
-        cubind__trace_pointer(&cubind_call, "node", (uintptr_t)node);
-        cubind__trace_pointer(&cubind_call, "nodeParams", (uintptr_t)nodeParams);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphExecNodeSetParams(graphExec, node, nodeParams);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 293, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pgraphExec;pnode;pnodeParams;", (int)cubind_result, (uintptr_t)graphExec, (uintptr_t)node, (uintptr_t)nodeParams);
     return cubind_result;
 }
 
@@ -18045,22 +16271,15 @@ static cudaError_t call_cudaGraphConditionalHandleCreate(cudaGraphConditionalHan
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
-    cubind_result = call_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 294), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pHandle_out", (uintptr_t)pHandle_out);
-        cubind__trace_pointer(&cubind_call, "graph", (uintptr_t)graph);
-        cubind__trace_unsigned(&cubind_call, "defaultLaunchValue", (unsigned long long)defaultLaunchValue);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 294, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppHandle_out;pgraph;udefaultLaunchValue;uflags;", (int)cubind_result, (uintptr_t)pHandle_out, (uintptr_t)graph, (unsigned long long)defaultLaunchValue, (unsigned long long)flags);
     return cubind_result;
 }
 
@@ -18100,22 +16319,15 @@ static cudaError_t call_cudaGetDriverEntryPoint(const char *symbol, void **funcP
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
-    cubind_result = call_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 295), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_pointer(&cubind_call, "funcPtr", (uintptr_t)funcPtr);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "driverStatus", (uintptr_t)driverStatus);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 295, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;psymbol;pfuncPtr;uflags;pdriverStatus;", (int)cubind_result, (uintptr_t)symbol, (uintptr_t)funcPtr, (unsigned long long)flags, (uintptr_t)driverStatus);
     return cubind_result;
 }
 
@@ -18155,23 +16367,15 @@ static cudaError_t call_cudaGetDriverEntryPointByVersion(const char *symbol, voi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    cubind_result = call_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 296), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_pointer(&cubind_call, "funcPtr", (uintptr_t)funcPtr);
-        cubind__trace_unsigned(&cubind_call, "cudaVersion", (unsigned long long)cudaVersion);
-        cubind__trace_unsigned(&cubind_call, "flags", (unsigned long long)flags);
-        cubind__trace_pointer(&cubind_call, "driverStatus", (uintptr_t)driverStatus);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 296, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;psymbol;pfuncPtr;ucudaVersion;uflags;pdriverStatus;", (int)cubind_result, (uintptr_t)symbol, (uintptr_t)funcPtr, (unsigned long long)cudaVersion, (unsigned long long)flags, (uintptr_t)driverStatus);
     return cubind_result;
 }
 
@@ -18211,26 +16415,15 @@ static cudaError_t call_cudaLibraryLoadData(cudaLibrary_t *library, const void *
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    cubind_result = call_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 297), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "code", (uintptr_t)code);
-        cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
-        cubind__trace_pointer(&cubind_call, "jitOptionsValues", (uintptr_t)jitOptionsValues);
-        cubind__trace_unsigned(&cubind_call, "numJitOptions", (unsigned long long)numJitOptions);
-        cubind__trace_pointer(&cubind_call, "libraryOptions", (uintptr_t)libraryOptions);
-        cubind__trace_pointer(&cubind_call, "libraryOptionValues", (uintptr_t)libraryOptionValues);
-        cubind__trace_unsigned(&cubind_call, "numLibraryOptions", (unsigned long long)numLibraryOptions);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 297, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;plibrary;pcode;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;", (int)cubind_result, (uintptr_t)library, (uintptr_t)code, (uintptr_t)jitOptions, (uintptr_t)jitOptionsValues, (unsigned long long)numJitOptions, (uintptr_t)libraryOptions, (uintptr_t)libraryOptionValues, (unsigned long long)numLibraryOptions);
     return cubind_result;
 }
 
@@ -18270,26 +16463,15 @@ static cudaError_t call_cudaLibraryLoadFromFile(cudaLibrary_t *library, const ch
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    cubind_result = call_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 298), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "fileName", (uintptr_t)fileName);
-        cubind__trace_pointer(&cubind_call, "jitOptions", (uintptr_t)jitOptions);
-        cubind__trace_pointer(&cubind_call, "jitOptionsValues", (uintptr_t)jitOptionsValues);
-        cubind__trace_unsigned(&cubind_call, "numJitOptions", (unsigned long long)numJitOptions);
-        cubind__trace_pointer(&cubind_call, "libraryOptions", (uintptr_t)libraryOptions);
-        cubind__trace_pointer(&cubind_call, "libraryOptionValues", (uintptr_t)libraryOptionValues);
-        cubind__trace_unsigned(&cubind_call, "numLibraryOptions", (unsigned long long)numLibraryOptions);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 298, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;plibrary;pfileName;pjitOptions;pjitOptionsValues;unumJitOptions;plibraryOptions;plibraryOptionValues;unumLibraryOptions;", (int)cubind_result, (uintptr_t)library, (uintptr_t)fileName, (uintptr_t)jitOptions, (uintptr_t)jitOptionsValues, (unsigned long long)numJitOptions, (uintptr_t)libraryOptions, (uintptr_t)libraryOptionValues, (unsigned long long)numLibraryOptions);
     return cubind_result;
 }
 
@@ -18329,19 +16511,15 @@ static cudaError_t call_cudaLibraryUnload(cudaLibrary_t library)
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLibraryUnload(cudaLibrary_t library)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLibraryUnload(library);
-    cubind_result = call_cudaLibraryUnload(library);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 299), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLibraryUnload(library);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 299, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;plibrary;", (int)cubind_result, (uintptr_t)library);
     return cubind_result;
 }
 
@@ -18381,21 +16559,15 @@ static cudaError_t call_cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLibraryGetKernel(pKernel, library, name);
-    cubind_result = call_cudaLibraryGetKernel(pKernel, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 300), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "pKernel", (uintptr_t)pKernel);
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLibraryGetKernel(pKernel, library, name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 300, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;ppKernel;plibrary;pname;", (int)cubind_result, (uintptr_t)pKernel, (uintptr_t)library, (uintptr_t)name);
     return cubind_result;
 }
 
@@ -18435,22 +16607,15 @@ static cudaError_t call_cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLib
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLibraryGetGlobal(dptr, bytes, library, name);
-    cubind_result = call_cudaLibraryGetGlobal(dptr, bytes, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 301), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
-        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLibraryGetGlobal(dptr, bytes, library, name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 301, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdptr;pbytes;plibrary;pname;", (int)cubind_result, (uintptr_t)dptr, (uintptr_t)bytes, (uintptr_t)library, (uintptr_t)name);
     return cubind_result;
 }
 
@@ -18490,22 +16655,15 @@ static cudaError_t call_cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLi
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLibraryGetManaged(dptr, bytes, library, name);
-    cubind_result = call_cudaLibraryGetManaged(dptr, bytes, library, name);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 302), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "dptr", (uintptr_t)dptr);
-        cubind__trace_pointer(&cubind_call, "bytes", (uintptr_t)bytes);
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "name", (uintptr_t)name);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLibraryGetManaged(dptr, bytes, library, name);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 302, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pdptr;pbytes;plibrary;pname;", (int)cubind_result, (uintptr_t)dptr, (uintptr_t)bytes, (uintptr_t)library, (uintptr_t)name);
     return cubind_result;
 }
 
@@ -18545,21 +16703,15 @@ static cudaError_t call_cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
-    cubind_result = call_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 303), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "fptr", (uintptr_t)fptr);
-        cubind__trace_pointer(&cubind_call, "library", (uintptr_t)library);
-        cubind__trace_pointer(&cubind_call, "symbol", (uintptr_t)symbol);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLibraryGetUnifiedFunction(fptr, library, symbol);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 303, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pfptr;plibrary;psymbol;", (int)cubind_result, (uintptr_t)fptr, (uintptr_t)library, (uintptr_t)symbol);
     return cubind_result;
 }
 
@@ -18599,20 +16751,15 @@ static cudaError_t call_cudaLibraryGetKernelCount(unsigned int *count, cudaLibra
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLibraryGetKernelCount(count, lib);
-    cubind_result = call_cudaLibraryGetKernelCount(count, lib);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 304), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "count", (uintptr_t)count);
-        cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLibraryGetKernelCount(count, lib);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 304, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pcount;plib;", (int)cubind_result, (uintptr_t)count, (uintptr_t)lib);
     return cubind_result;
 }
 
@@ -18652,21 +16799,15 @@ static cudaError_t call_cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsig
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
-    cubind_result = call_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 305), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "kernels", (uintptr_t)kernels);
-        cubind__trace_unsigned(&cubind_call, "numKernels", (unsigned long long)numKernels);
-        cubind__trace_pointer(&cubind_call, "lib", (uintptr_t)lib);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaLibraryEnumerateKernels(kernels, numKernels, lib);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 305, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pkernels;unumKernels;plib;", (int)cubind_result, (uintptr_t)kernels, (unsigned long long)numKernels, (uintptr_t)lib);
     return cubind_result;
 }
 
@@ -18706,22 +16847,15 @@ static cudaError_t call_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enu
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
-    cubind_result = call_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 306), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "kernel", (uintptr_t)kernel);
-        cubind__trace_enum(&cubind_call, "attr", trace_enum_10((long long)attr), (long long)attr);
-        cubind__trace_signed(&cubind_call, "value", (long long)value);
-        cubind__trace_signed(&cubind_call, "device", (long long)device);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaKernelSetAttributeForDevice(kernel, attr, value, device);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 306, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pkernel;e10:attr;ivalue;idevice;", (int)cubind_result, (uintptr_t)kernel, (long long)attr, (long long)value, (long long)device);
     return cubind_result;
 }
 
@@ -18761,20 +16895,15 @@ static cudaError_t call_cudaGetExportTable(const void **ppExportTable, const cud
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetExportTable(ppExportTable, pExportTableId);
-    cubind_result = call_cudaGetExportTable(ppExportTable, pExportTableId);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 307), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "ppExportTable", (uintptr_t)ppExportTable);
-        cubind__trace_pointer(&cubind_call, "pExportTableId", (uintptr_t)pExportTableId);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetExportTable(ppExportTable, pExportTableId);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 307, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pppExportTable;ppExportTableId;", (int)cubind_result, (uintptr_t)ppExportTable, (uintptr_t)pExportTableId);
     return cubind_result;
 }
 
@@ -18814,20 +16943,15 @@ static cudaError_t call_cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const v
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetFuncBySymbol(functionPtr, symbolPtr);
-    cubind_result = call_cudaGetFuncBySymbol(functionPtr, symbolPtr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 308), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "functionPtr", (uintptr_t)functionPtr);
-        cubind__trace_pointer(&cubind_call, "symbolPtr", (uintptr_t)symbolPtr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetFuncBySymbol(functionPtr, symbolPtr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 308, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pfunctionPtr;psymbolPtr;", (int)cubind_result, (uintptr_t)functionPtr, (uintptr_t)symbolPtr);
     return cubind_result;
 }
 
@@ -18867,20 +16991,15 @@ static cudaError_t call_cudaGetKernel(cudaKernel_t *kernelPtr, const void *entry
     return cubind_status;
 }
 
-/* CUBIND_TRACE: the call, timed and logged (loader/trace.h). */
+/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
 static CUBIND_COLD cudaError_t traced_cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 {
     cubind__trace_call cubind_call;
-    cudaError_t cubind_result;
-    if (!cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME))
-        return call_cudaGetKernel(kernelPtr, entryFuncAddr);
-    cubind_result = call_cudaGetKernel(kernelPtr, entryFuncAddr);
-    if (cubind__trace_wanted(&cubind_call, cubind__function_name(&cubind__runtime_symbols.table, 309), cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result))) {
-        cubind__trace_pointer(&cubind_call, "kernelPtr", (uintptr_t)kernelPtr);
-        cubind__trace_pointer(&cubind_call, "entryFuncAddr", (uintptr_t)entryFuncAddr);
-        cubind__trace_status(&cubind_call, (int)cubind_result);
-        cubind__trace_end(&cubind_call);
-    }
+    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_RUNTIME);
+    cudaError_t cubind_result = call_cudaGetKernel(kernelPtr, entryFuncAddr);
+    if (cubind_traced)
+        cubind__trace_log(&cubind_call, &cubind__runtime_symbols.table, 309, cubind_result != cudaSuccess && !cubind__status_informational(CUBIND_LIB_RUNTIME, (int)cubind_result), trace_enum,
+                          "s;pkernelPtr;pentryFuncAddr;", (int)cubind_result, (uintptr_t)kernelPtr, (uintptr_t)entryFuncAddr);
     return cubind_result;
 }
 

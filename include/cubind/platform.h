@@ -16,10 +16,23 @@
 #pragma GCC system_header
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
+/* CUBIND_API marks every function and object of cubind's API. Define it before the first
+ * include to choose yourself; otherwise:
+ *   - compiled into an embedding (CUBIND_EMBEDDED defined: libcubind.a, the amalgamation, the
+ *     CMake subdirectory define it for cubind's own sources), hidden: a shared library that
+ *     links cubind in exports none of its symbols, with no flag of its own, and two libraries
+ *     that each embed a copy never bind to each other's;
+ *   - anything else (libcubind.so, a program or library that calls cubind), default: the
+ *     shared library exports the API (abi/libcubind.map), and a caller's declarations refer to
+ *     whichever definition it is linked with (an embedded one stays hidden). */
+#if !defined(CUBIND_API)
+#if (defined(__GNUC__) || defined(__clang__)) && defined(CUBIND_EMBEDDED)
+#define CUBIND_API __attribute__((visibility("hidden")))
+#elif defined(__GNUC__) || defined(__clang__)
 #define CUBIND_API __attribute__((visibility("default")))
 #else
 #define CUBIND_API
+#endif
 #endif
 
 /* Wrappers of functions NVIDIA marks deprecated carry the same mark and message;

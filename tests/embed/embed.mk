@@ -1,0 +1,169 @@
+# tests/embed/embed.mk - embedding (docs/embedding.md), included by tests/tests.mk; `make test-c` runs it.
+#
+#   make test-embed   a subset generated apart (its own library, mocks and passthrough tests, pinned
+#                     ids, the libraries it leaves out reported absent); the amalgamation compiled
+#                     alone; docs/embedding.md's examples as printed; two embedders in one process;
+#                     the shared traced path on every kind of argument
+
+EMBED_DIR := $(TEST_BUILD)/embed
+# The subset the tests generate, and its own tree and build.
+EMBED_SELECTION := cufft
+EMBED_TREE := $(EMBED_DIR)/tree-$(subst $(space),-,$(EMBED_SELECTION))
+EMBED_TREE_BUILD := $(EMBED_DIR)/build-$(subst $(space),-,$(EMBED_SELECTION))
+GENERATOR_SOURCES := $(wildcard generator/*.py generator/*.toml templates/*.j2)
+
+.PHONY: test-embed test-embed-subset
+
+test-c: test-embed
+test-embed: test-embed-subset
+
+$(EMBED_TREE)/build.mk: $(GENERATOR_SOURCES) | deps-generator
+	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \
+	    --libraries $(EMBED_SELECTION) --out $(EMBED_TREE)
+
+# The subset's library against the full one: the same id for every library's name; those left out
+# reported absent, those kept not. Then the subset's own mocks and passthrough tests.
+test-embed-subset: $(EMBED_TREE)/build.mk $(LIBRARY_SO) tests/embed/subset_check.c
+	@mkdir -p $(EMBED_DIR)
+	@# (a dry run, `make -n`, has not generated the tree: the sub-make would find no build.mk)
+	[ ! -f $(EMBED_TREE)/build.mk ] || $(MAKE) --no-print-directory GENERATED=$(EMBED_TREE) BUILD=$(EMBED_TREE_BUILD) \
+	    SAN=$(SAN) $(EMBED_TREE_BUILD)/lib/libcubind.so $(EMBED_TREE_BUILD)/lib/libcubind.a test-passthrough
+	$(CC) $(ALL_CFLAGS) -Iinclude -I$(EMBED_TREE)/include tests/embed/subset_check.c -o $(EMBED_DIR)/subset_check \
+	    -L$(EMBED_TREE_BUILD)/lib -lcubind -Wl,-rpath,$(abspath $(EMBED_TREE_BUILD)/lib) $(LDFLAGS_SAN)
+	$(CC) $(ALL_CFLAGS) $(INCLUDES) tests/embed/subset_check.c -o $(EMBED_DIR)/subset_check-full \
+	    -L$(BUILD)/lib -lcubind -Wl,-rpath,$(abspath $(BUILD)/lib) $(LDFLAGS_SAN)
+	$(EMBED_DIR)/subset_check ids > $(EMBED_DIR)/ids-subset.txt
+	$(EMBED_DIR)/subset_check-full ids > $(EMBED_DIR)/ids-full.txt
+	@cmp -s $(EMBED_DIR)/ids-subset.txt $(EMBED_DIR)/ids-full.txt || \
+	    { echo "test-embed: the subset's library ids differ from the full library's:"; \
+	      diff $(EMBED_DIR)/ids-full.txt $(EMBED_DIR)/ids-subset.txt; exit 1; }
+	$(EMBED_DIR)/subset_check absent $(EMBED_SELECTION) > $(EMBED_DIR)/absent.txt || { cat $(EMBED_DIR)/absent.txt; exit 1; }
+	@echo "test-embed: subset $(EMBED_SELECTION): the $$(wc -l < $(EMBED_DIR)/ids-full.txt) ids of the full library; \
+	$$(grep -c ': absent' $(EMBED_DIR)/absent.txt) libraries left out, each reported absent by cubind_library_info"
+
+# --- the amalgamation: the subset above, with and without a prefix, compiled alone ---------------
+# (cc -c and nothing else: no include path, C11, -Wall -Wextra -Werror -pedantic, gcc and clang).
+EMBED_AMALGAMATION := $(EMBED_DIR)/amalgamation
+.PHONY: test-embed-amalgamation
+test-embed: test-embed-amalgamation
+test-embed-amalgamation: $(EMBED_TREE)/build.mk | deps-generator
+	$(PYTHON) -m generator amalgamate --tree $(EMBED_TREE) --out $(EMBED_AMALGAMATION)
+	$(PYTHON) -m generator amalgamate --tree $(EMBED_TREE) --prefix embedded --out $(EMBED_AMALGAMATION)
+	@for name in cubind embedded; do for cc in gcc clang; do \
+	    (cd $(EMBED_AMALGAMATION) && $$cc -std=c11 -Wall -Wextra -Werror -pedantic -O2 -fPIC -c $$name.c \
+	        -o $$name-$$cc.o) || exit 1; \
+	    if readelf -s -W $(EMBED_AMALGAMATION)/$$name-$$cc.o | awk '$$5 == "GLOBAL" && $$7 != "UND"' | \
+	        grep -v " HIDDEN "; then echo "test-embed: $$name.c ($$cc) defines symbols that are not hidden (above)"; exit 1; fi; \
+	done; done
+	@if readelf -s -W $(EMBED_AMALGAMATION)/embedded-gcc.o | awk '{print $$8}' | grep -i cubind; then \
+	    echo "test-embed: the prefixed amalgamation still names cubind symbols (above)"; exit 1; fi
+	@echo "test-embed: the $(EMBED_SELECTION) amalgamation, plain and prefixed, compiles alone with gcc and clang \
+	($$(wc -l < $(EMBED_AMALGAMATION)/cubind.c) + $$(wc -l < $(EMBED_AMALGAMATION)/cubind.h) lines); every symbol hidden"
+
+# --- the examples of docs/embedding.md, run as printed (tests/embed/snippets.py) -----------------
+# The shared library's program prints its version; each library built the three other ways exports
+# its own function only (nothing of cubind); the CMake target holds the selection, hidden.
+EMBED_DOCS := $(EMBED_DIR)/docs
+.PHONY: test-embed-docs
+test-embed: test-embed-docs
+test-embed-docs: docs/embedding.md tests/embed/snippets.py | deps-generator deps-install
+	$(MAKE) --no-print-directory SAN= GENERATED=generated TRACE=1 BUILD=build all
+	rm -rf $(EMBED_DOCS)
+	$(PYTHON) tests/embed/snippets.py docs/embedding.md $(EMBED_DOCS) .
+	@grep -q "through cubind $(VERSION)$$" $(EMBED_DOCS)/run-1.log || \
+	    { echo "test-embed: the shared library's example printed:"; cat $(EMBED_DOCS)/run-1.log; exit 1; }
+	@for lib in libmylib.so libmylib_vendored.so build/libmylib.so; do \
+	    exported=$$(nm -D --defined-only $(EMBED_DOCS)/$$lib | awk '{print $$3}' | tr '\n' ' '); \
+	    [ "$$exported" = "mylib_cufft_version " ] || \
+	        { echo "test-embed: $$lib exports $$exported (only mylib_cufft_version expected)"; exit 1; }; \
+	done
+	@archive=$$(find $(EMBED_DOCS)/build -name 'libcubind_embedded.a'); \
+	    readelf -s -W $$archive | awk '$$5 == "GLOBAL" && $$7 != "UND" {print $$6, $$8}' > $(EMBED_DOCS)/cmake-symbols.txt; \
+	    grep -q " cubind_cufft_plan1d$$" $(EMBED_DOCS)/cmake-symbols.txt && ! grep -q " cubind_cublas_" $(EMBED_DOCS)/cmake-symbols.txt && \
+	    ! grep -v "^HIDDEN " $(EMBED_DOCS)/cmake-symbols.txt || \
+	    { echo "test-embed: cubind::embedded is not the cuFFT selection, all hidden ($(EMBED_DOCS)/cmake-symbols.txt)"; exit 1; }
+	@echo "test-embed: docs/embedding.md's examples run as printed; libmylib.so built three ways exports \
+	mylib_cufft_version only; cubind::embedded holds the cuFFT selection, hidden"
+
+# --- two embedders in one process (tests/embed/two_embedders.c) ----------------------------------
+# embedder_a: the cuFFT subset's libcubind.a, this version. embedder_b: the amalgamation of another
+# selection (cuFFT and cuRAND) from a copy of cubind whose minor version is one more, prefixed
+# embedb. Both loaded together, linked and with dlopen; neither exports anything of cubind.
+EMBED_TWO := $(EMBED_DIR)/two
+EMBED_NEXT_VERSION := $(VERSION_MAJOR).$(shell echo $$(($(VERSION_MINOR) + 1))).$(VERSION_PATCH)
+EMBED_TREE_B := $(EMBED_DIR)/tree-cufft-curand
+.PHONY: test-embed-two
+test-embed: test-embed-two
+
+$(EMBED_TREE_B)/build.mk: $(GENERATOR_SOURCES) | deps-generator
+	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \
+	    --libraries cufft curand --out $(EMBED_TREE_B)
+
+# cubind's next minor version: a copy of the sources with version.h's minor raised.
+$(EMBED_TWO)/next/embedb.c: $(EMBED_TREE_B)/build.mk $(wildcard include/cubind/*.h loader/*.c loader/*.h) $(GENERATOR_SOURCES)
+	rm -rf $(EMBED_TWO)/next && mkdir -p $(EMBED_TWO)/next
+	cp -R include loader generator templates $(EMBED_TWO)/next/
+	sed -i 's/^#define CUBIND_VERSION_MINOR $(VERSION_MINOR)$$/#define CUBIND_VERSION_MINOR $(word 2,$(subst ., ,$(EMBED_NEXT_VERSION)))/' \
+	    $(EMBED_TWO)/next/include/cubind/version.h
+	grep -q "^#define CUBIND_VERSION_MINOR $(word 2,$(subst ., ,$(EMBED_NEXT_VERSION)))$$" $(EMBED_TWO)/next/include/cubind/version.h
+	cd $(EMBED_TWO)/next && $(PYTHON) -m generator amalgamate --tree $(abspath $(EMBED_TREE_B)) --prefix embedb --out .
+
+$(EMBED_TWO)/libembedder_a.so: tests/embed/embedder.c test-embed-subset
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared -DEMBEDDER=embedder_a -Iinclude -I$(EMBED_TREE)/include \
+	    $< $(EMBED_TREE_BUILD)/lib/libcubind.a -o $@ -ldl -lpthread
+$(EMBED_TWO)/libembedder_b.so: tests/embed/embedder.c $(EMBED_TWO)/next/embedb.c
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared -DEMBEDDER=embedder_b -DEMBEDDER_PREFIXED \
+	    -I$(EMBED_TWO)/next $< $(EMBED_TWO)/next/embedb.c -o $@ -ldl -lpthread
+
+test-embed-two: $(EMBED_TWO)/libembedder_a.so $(EMBED_TWO)/libembedder_b.so tests/embed/two_embedders.c
+	@for lib in a b; do \
+	    readelf --dyn-syms -W $(EMBED_TWO)/libembedder_$$lib.so | awk '$$1 ~ /^[0-9]+:$$/ && $$7 != "UND" && $$5 != "LOCAL" {print $$8}' \
+	        > $(EMBED_TWO)/exports-$$lib.txt; \
+	    if grep -v "^embedder_$${lib}_" $(EMBED_TWO)/exports-$$lib.txt; then \
+	        echo "test-embed: libembedder_$$lib.so exports more than its own embedder_$${lib}_* (above)"; exit 1; fi; \
+	done
+	mkdir -p $(EMBED_TWO)/mock-a $(EMBED_TWO)/mock-b
+	for d in mock-a mock-b; do cp $(EMBED_TREE_BUILD)/test/mock/libcufft.so.12 \
+	    $(EMBED_TREE_BUILD)/test/mock/libcubind_mock_recorder.so $(EMBED_TWO)/$$d/; done
+	$(CC) $(ALL_CFLAGS) -Iinclude -I$(EMBED_TREE)/include -DEMBEDDERS_LINKED tests/embed/two_embedders.c -o $(EMBED_TWO)/linked \
+	    -L$(EMBED_TWO) -lembedder_a -lembedder_b -Wl,-rpath,$(abspath $(EMBED_TWO)) $(LDFLAGS_SAN)
+	$(CC) $(ALL_CFLAGS) -Iinclude -I$(EMBED_TREE)/include tests/embed/two_embedders.c -o $(EMBED_TWO)/opened -ldl $(LDFLAGS_SAN)
+	$(EMBED_TWO)/linked $(VERSION) $(EMBED_NEXT_VERSION) $(abspath $(EMBED_TWO))/mock-a/$(CUBIND_SONAME_cufft) \
+	    $(abspath $(EMBED_TWO))/mock-b/$(CUBIND_SONAME_cufft)
+	$(EMBED_TWO)/opened $(VERSION) $(EMBED_NEXT_VERSION) $(abspath $(EMBED_TWO))/mock-a/$(CUBIND_SONAME_cufft) \
+	    $(abspath $(EMBED_TWO))/mock-b/$(CUBIND_SONAME_cufft) \
+	    $(abspath $(EMBED_TWO))/libembedder_a.so $(abspath $(EMBED_TWO))/libembedder_b.so
+	@echo "test-embed: two embedders in one process (linked, and dlopen + dlclose + fork): each its own state; \
+	each exports $$(wc -l < $(EMBED_TWO)/exports-a.txt) functions of its own, nothing of cubind"
+
+# --- the shared traced path on every kind of a description (tests/embed/trace_log_check.c) --------
+.PHONY: test-embed-trace
+test-embed: test-embed-trace
+test-embed-trace: tests/embed/trace_log_check.c test-embed-subset
+	$(CC) $(ALL_CFLAGS) -Iinclude -I$(EMBED_TREE)/include -Iloader $< -o $(EMBED_DIR)/trace_log_check \
+	    $(EMBED_TREE_BUILD)/lib/libcubind.a -ldl -lpthread $(LDFLAGS_SAN)
+	rm -f $(EMBED_DIR)/trace.txt
+	CUBIND_TRACE=1 CUBIND_TRACE_FILE=$(abspath $(EMBED_DIR))/trace.txt $(EMBED_DIR)/trace_log_check $(EMBED_DIR)/trace.txt
+
+# --- the version node: a program linked against this libcubind.so refuses one of another minor -----
+# (a stand-in libcubind.so.0 whose only export, cubind_version, is under the next minor's node).
+EMBED_NODE := $(EMBED_DIR)/node
+EMBED_NEXT_NODE := CUBIND_$(VERSION_MAJOR).$(word 2,$(subst ., ,$(EMBED_NEXT_VERSION)))
+.PHONY: test-embed-version
+test-embed: test-embed-version
+test-embed-version: tests/embed/print_version.c $(LIBRARY_SO) $(VERSION_SCRIPT)
+	@mkdir -p $(EMBED_NODE)/next
+	$(CC) $(ALL_CFLAGS) $(INCLUDES) $< -o $(EMBED_NODE)/print_version -L$(BUILD)/lib -lcubind $(LDFLAGS_SAN)
+	sed 's/^$(VERSION_NODE) {$$/$(EMBED_NEXT_NODE) {/' $(VERSION_SCRIPT) > $(EMBED_NODE)/next/libcubind.map
+	printf 'const char *cubind_version(void);\nconst char *cubind_version(void) { return "$(EMBED_NEXT_VERSION)"; }\n' \
+	    > $(EMBED_NODE)/next/version.c
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(EMBED_NODE)/next/libcubind.map \
+	    $(EMBED_NODE)/next/version.c -o $(EMBED_NODE)/next/$(SONAME) $(LDFLAGS_SAN)
+	LD_LIBRARY_PATH=$(abspath $(BUILD)/lib) $(EMBED_NODE)/print_version | grep -q -x "$(VERSION)"
+	@if LD_LIBRARY_PATH=$(abspath $(EMBED_NODE)/next) $(EMBED_NODE)/print_version > $(EMBED_NODE)/next.log 2>&1; then \
+	    echo "test-embed: a program linked against $(VERSION_NODE) ran with a $(EMBED_NEXT_NODE) libcubind:"; \
+	    cat $(EMBED_NODE)/next.log; exit 1; fi
+	@grep -q "version \`$(VERSION_NODE)' not found" $(EMBED_NODE)/next.log || { cat $(EMBED_NODE)/next.log; exit 1; }
+	@echo "test-embed: linked against $(VERSION_NODE), a program refuses a libcubind.so.0 of $(EMBED_NEXT_NODE): \
+	$$(cat $(EMBED_NODE)/next.log)"

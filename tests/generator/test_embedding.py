@@ -1,0 +1,64 @@
+"""The embedding parts of the generator: subsets (generator/subset.py), the amalgamation's token
+edits (generator/amalgamate.py) and tracing's descriptions (generator/tracedesc.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator import amalgamate, config, subset, tracedesc
+from generator.model import LibraryModel, Model
+
+SOURCE = """#ifndef CUBIND_X_H
+#define CUBIND_X_H
+#include <stddef.h>
+#include "cubind/platform.h"
+#if defined(CUBIND_HAS)
+#include <cufft.h>
+#endif
+/* cubind_comment stays */
+static const char *s = "cubind_string stays";
+int cubind_f(int my_cubind_x) { return CUBIND_LIMIT + my_cubind_x; }
+struct names { int names; } names;
+#endif
+"""
+
+
+def test_prefix_renames_cubind_identifiers_only() -> None:
+    out = amalgamate.prefixed("x.h", SOURCE, "mylib")
+    assert "int mylib_f(int my_cubind_x)" in out and "MYLIB_LIMIT" in out and "#ifndef MYLIB_X_H" in out
+    assert "/* cubind_comment stays */" in out and '"cubind_string stays"' in out
+    assert '#include "cubind/platform.h"' in out  # a string, not an identifier
+
+
+def test_directives_give_targets_and_depth() -> None:
+    found = [d for d in amalgamate.directives("x.h", SOURCE) if d.name == "include"]
+    assert [(d.target, d.depth) for d in found] == [("<stddef.h>", 1), ("cubind/platform.h", 1), ("<cufft.h>", 2)]
+    assert [d.line for d in found] == [2, 3, 5]
+
+
+def test_rename_touches_only_the_names_given() -> None:
+    out = amalgamate.rename("x.c", SOURCE, {"names": "x__names"})
+    assert "struct x__names { int x__names; } x__names;" in out
+    assert "cubind_f" in out
+
+
+def test_subset_refuses_an_unknown_library() -> None:
+    model = Model(config.load(), [], "13.0", [], [], [])
+    with pytest.raises(config.ConfigError, match="nonexistent"):
+        subset.select(model, ["cufft", "nonexistent"])
+    assert subset.select(model, ["cufft"]).selection == ("cufft",)
+
+
+def test_trace_description_and_arguments() -> None:
+    lib = LibraryModel(config.load().library("cufft"), [], [], "", [],
+                       trace_enums=[{"name": "cufftType", "function": "trace_enum_0", "constants": []}],
+                       trace_enum_of={"cufftType": "trace_enum_0"})
+    function = {"name": "f", "returns_status": True, "returns": {"category": "enum", "type": "cufftResult"},
+                "params": [{"name": "plan", "category": "pointer", "type": "cufftHandle *", "canonical": "int *"},
+                           {"name": "n", "category": "integer", "type": "size_t", "canonical": "unsigned long"},
+                           {"name": "type", "category": "enum", "type": "cufftType", "canonical": "cufftType"},
+                           {"name": "x", "category": "floating", "type": "float", "canonical": "float"},
+                           {"name": "c", "category": "record", "type": "float2", "canonical": "float2"}]}
+    assert tracedesc.description(lib, function) == "s;pplan;un;e0:type;fx;rc;"
+    assert tracedesc.arguments(lib, function, "r") == ["(int)r", "(uintptr_t)plan", "(unsigned long long)n",
+                                                       "(long long)type", "(double)x"]
