@@ -286,9 +286,12 @@ test-package: test-makefiles test-exports test-cdef test-consumers test-docs
 # is marked: tests/docs/extract.py, docs/testing.md) with HOME a scratch folder where cubind is
 # installed as the pages install it (PREFIX="$$HOME/.local"); then the links of the installed pages.
 # DOC_WRITTEN_PAGES are written by a program (bench/report.py): measured output, nothing to run.
+# DOC_OWN_RUNNER_PAGES run their blocks with a runner of their own (docs/embedding.md: make
+# test-embed, tests/embed/snippets.py, which builds a project around cubind as the page does).
 DOCS_DIR := $(TEST_BUILD)/docs
 DOC_WRITTEN_PAGES := docs/benchmarks.md
-DOC_CHECKED_PAGES := README.md $(filter-out $(DOC_WRITTEN_PAGES),$(wildcard docs/*.md))
+DOC_OWN_RUNNER_PAGES := docs/embedding.md
+DOC_CHECKED_PAGES := README.md $(filter-out $(DOC_WRITTEN_PAGES) $(DOC_OWN_RUNNER_PAGES),$(wildcard docs/*.md))
 test-docs: all $(INSTALL_DATA) examples deps-test
 	rm -rf $(DOCS_DIR)
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(DOCS_DIR))/home/.local > /dev/null

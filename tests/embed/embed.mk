@@ -66,7 +66,7 @@ test-embed-amalgamation: $(EMBED_TREE)/build.mk | deps-generator
 EMBED_DOCS := $(EMBED_DIR)/docs
 .PHONY: test-embed-docs
 test-embed: test-embed-docs
-test-embed-docs: docs/embedding.md tests/embed/snippets.py | deps-generator deps-install
+test-embed-docs: docs/embedding.md tests/embed/snippets.py | deps-generator deps-test
 	$(MAKE) --no-print-directory SAN= GENERATED=generated TRACE=1 BUILD=build all
 	rm -rf $(EMBED_DOCS)
 	$(PYTHON) tests/embed/snippets.py docs/embedding.md $(EMBED_DOCS) .
