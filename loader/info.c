@@ -57,7 +57,7 @@ static const char *release_note(cubind_library library)
     int other;
     for (other = 0; other < CUBIND_LIBRARY_COUNT; ++other) {
         const char *theirs;
-        if (!(d->coupled & (1ULL << other)) || !cubind__loaded((cubind_library)other))
+        if (!(d->coupled & (1ULL << other)) || !cubind__is_loaded((cubind_library)other))
             continue;
         theirs = cubind__release_name((cubind_library)other, cubind__release_in_use((cubind_library)other));
         if (mine == NULL || theirs == NULL || strcmp(mine, theirs) == 0)
@@ -272,7 +272,7 @@ cubind_error_kind cubind_require_release(cubind_library library, int major, int 
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
     cubind__require_release(library, major, minor);
-    if (!cubind__loaded(library))
+    if (!cubind__is_loaded(library))
         return CUBIND_OK; /* checked when it loads */
     name = cubind__release_name(library, cubind__release_in_use(library));
     if (name != NULL && sscanf(name, "%d.%d", &have_major, &have_minor) == 2 &&

@@ -340,6 +340,12 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
         cubind__record_load_failure(library, cubind__function_name(table, index), NULL, outcome);
         return NULL;
     }
+    if (states[library].release == 0 && /* the bindings' own release: its symbol, nothing to look up */
+        (fn = cubind__own_symbol(&states[library].lib, cubind__symbol_name(table, index))) != NULL) {
+        atomic_store_explicit(slot, fn, memory_order_release);
+        set_offset(table, index, fn, slow);
+        return fn;
+    }
     cubind__resolve_in_release(library, table, index, &r);
     if (r.fn == NULL) {
         if (unavailable_status != NULL)
@@ -501,7 +507,7 @@ const char *const *cubind__all_names(cubind_library library)
     return s->names;
 }
 
-int cubind__loaded(cubind_library library)
+int cubind__is_loaded(cubind_library library)
 {
     return atomic_load_explicit(&states[library].state, memory_order_acquire) == STATE_LOADED;
 }

@@ -24,7 +24,7 @@ const char *cubind__load_error(cubind_library library, int outcome);
 void cubind__record_load_failure(cubind_library library, const char *function, const char *api, int outcome);
 
 /* Whether it is loaded, what was opened, and the release it is called as (loaded only). */
-int cubind__loaded(cubind_library library);
+int cubind__is_loaded(cubind_library library);
 const cubind__opened *cubind__opened_of(cubind_library library);
 int cubind__release_in_use(cubind_library library);
 

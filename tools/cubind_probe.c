@@ -101,6 +101,13 @@ static const char *version_text(const struct cubind_library_info *info, char *bu
     return buf;
 }
 
+/* `,"key":` and `value` as a JSON string (null for NULL) */
+static void json_member(const char *key, const char *value)
+{
+    printf(",\"%s\":", key);
+    json_string(value);
+}
+
 /* cubind_function_state as the probe prints it */
 static const char *state_name(cubind_function_state state)
 {
@@ -121,8 +128,7 @@ static void print_json(const struct cubind_library_info *infos)
     char version[64];
     printf("{\"cubind_version\":");
     json_string(cubind_version());
-    printf(",\"cuda_headers\":");
-    json_string(CUBIND_CUDA_HEADERS_VERSION_STRING);
+    json_member("cuda_headers", CUBIND_CUDA_HEADERS_VERSION_STRING);
     printf(",\"libraries\":[");
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
         const struct cubind_library_info *info = &infos[lib];
@@ -132,18 +138,13 @@ static void print_json(const struct cubind_library_info *infos)
         json_string(info->path);
         printf(",\"path_bytes\":");
         json_bytes(info->path);
-        printf(",\"real_path\":");
-        json_string(info->real_path);
+        json_member("real_path", info->real_path);
         printf(",\"real_path_bytes\":");
         json_bytes(info->real_path);
-        printf(",\"found_by\":");
-        json_string(info->found_by);
-        printf(",\"soname\":");
-        json_string(info->soname);
-        printf(",\"version\":");
-        json_string(version_text(info, version, sizeof version));
-        printf(",\"version_source\":");
-        json_string(info->version_source);
+        json_member("found_by", info->found_by);
+        json_member("soname", info->soname);
+        json_member("version", version_text(info, version, sizeof version));
+        json_member("version_source", info->version_source);
         printf(",\"functions\":%zu,\"functions_found\":%zu,\"missing\":[", info->functions, info->functions_found);
         if (info->found)
             for (i = 0; i < info->functions_missing; ++i) {
@@ -153,10 +154,8 @@ static void print_json(const struct cubind_library_info *infos)
             }
         printf("],\"release\":");
         json_string(info->release);
-        printf(",\"releases\":");
-        json_string(info->releases);
-        printf(",\"release_note\":");
-        json_string(info->release_note);
+        json_member("releases", info->releases);
+        json_member("release_note", info->release_note);
         printf(",\"not_callable\":[");
         if (info->found)
             for (i = 0; i < info->functions_missing; ++i) {
@@ -164,12 +163,9 @@ static void print_json(const struct cubind_library_info *infos)
                 cubind_function_info(info->missing[i], &f);
                 printf("%s{\"name\":", i ? "," : "");
                 json_string(info->missing[i]);
-                printf(",\"state\":");
-                json_string(state_name(f.state));
-                printf(",\"symbol\":");
-                json_string(f.symbol);
-                printf(",\"reason\":");
-                json_string(f.reason);
+                json_member("state", state_name(f.state));
+                json_member("symbol", f.symbol);
+                json_member("reason", f.reason);
                 putchar('}');
             }
         printf("],\"error\":");

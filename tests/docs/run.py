@@ -123,7 +123,10 @@ class Runner:
             return None
         if kind == "file":
             assert block.marker is not None
-            (cwd / block.marker.name).write_text(block.text)  # built by the block that uses it, as printed
+            target = cwd / block.marker.name
+            if target.is_symlink():  # a link to the checkout's own file: the page's file replaces it, here only
+                target.unlink()
+            target.write_text(block.text)  # built by the block that uses it, as printed
             return Outcome(0, "", "")
         source = cwd / ".snippets" / f"{number:02d}{SUFFIX[block.language]}"
         source.write_text(block.text)
