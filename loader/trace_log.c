@@ -1,5 +1,6 @@
 /*
  * loader/trace_log.c - a traced call's line from its description (see trace_log.h).
+ * Layer 3: calls trace (2); called by the generated wrappers' traced copies.
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /*
  * loader/trace_log.h - the one traced path of every wrapper (CUBIND_TRACE); not installed.
+ * Layer 3.
  *
  * A wrapper's traced copy only makes its call and hands its result and arguments to
  * cubind__trace_log with a description of their types, generated beside it: the formatting is
