@@ -260,6 +260,18 @@ cubind_error_kind cubind_function_info(const char *name, struct cubind_function_
     return CUBIND_OK;
 }
 
+/* Whether major.minor is the name of one of `library`'s releases ("12.4"). */
+static int known_release(cubind_library library, int major, int minor)
+{
+    const cubind__release_table *t = cubind__release_table_of(library);
+    size_t r;
+    int m, n;
+    for (r = 0; t != NULL && r < t->release_count; ++r)
+        if (sscanf(cubind__release_at(t, r)->name, "%d.%d", &m, &n) == 2 && m == major && n == minor)
+            return 1;
+    return 0;
+}
+
 cubind_error_kind cubind_require_release(cubind_library library, int major, int minor)
 {
     const char *name;
@@ -269,6 +281,13 @@ cubind_error_kind cubind_require_release(cubind_library library, int major, int 
     if (major < 0 || minor < 0 || minor > 99) {
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_require_release", 0,
                              "cubind_require_release: %d.%d is not a CUDA release", major, minor);
+        return CUBIND_ERROR_INVALID_ARGUMENT;
+    }
+    if (!known_release(library, major, minor)) {
+        cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, library, "cubind_require_release", 0,
+                             "cubind_require_release: %d.%d is not a release these bindings know for %s (%s): "
+                             "a library is called as one of those, so only they can be required", major, minor,
+                             cubind__libraries[library].file, releases_known(library));
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
     cubind__require_release(library, major, minor);

@@ -186,18 +186,21 @@ int cubind__ensure_loaded(cubind_library library)
     state = atomic_load_explicit(&s->state, memory_order_acquire);
     if (state == STATE_UNTRIED) {
         cubind__strbuf why = {0};
-        tls_loading[library] = 1;
         char beside[PATH_MAX];
+        int opened = 0;
+        tls_loading[library] = 1;
         if (cubind__libraries[library].soname_count == 0) { /* left out of a subset (generator --libraries) */
             cubind__strbuf_printf(&why, "not part of this build of cubind, which was generated for a subset "
                                         "of the libraries");
             keep_failure(s, &why);
             state = STATE_FAILED;
-        } else if (cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle,
-                                coupled_folder(library, beside, sizeof beside), &s->lib, &why) == 0 &&
+        } else if ((opened = cubind__open(&cubind__libraries[library], s->explicit_path, s->explicit_handle,
+                                          coupled_folder(library, beside, sizeof beside), &s->lib, &why) == 0) &&
                    (s->release = chosen_release(library, &s->lib, &why)) >= 0) {
             state = STATE_LOADED;
         } else {
+            if (opened && s->lib.handle != s->explicit_handle) /* opened, but of no release it can be called as */
+                dlclose(s->lib.handle);
             keep_failure(s, &why);
             state = STATE_FAILED;
         }
@@ -235,7 +238,7 @@ void cubind__record_load_failure(cubind_library library, const char *function, c
                              "%s could not be loaded: %s", d->file, cubind__load_error(library, outcome));
 }
 
-static void record_symbol_missing(cubind_library library, size_t index)
+static void record_symbol_missing(cubind_library library, size_t index, const char *symbol)
 {
     const cubind__library_desc *d = &cubind__libraries[library];
     const cubind__symbol_table *t = cubind__symbols(library);
@@ -243,7 +246,7 @@ static void record_symbol_missing(cubind_library library, size_t index)
     const char *status_name = cubind_status_name(library, d->status_missing_symbol);
     cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
                          d->status_missing_symbol, "%s: symbol %s not found in %s (%s version %s), so the call returns %s (%d)",
-                         cubind__function_name(t, index), cubind__symbol_name(t, index), lib->path_escaped, d->file,
+                         cubind__function_name(t, index), symbol, lib->path_escaped, d->file,
                          lib->version_text,
                          status_name != NULL ? status_name : "?", d->status_missing_symbol);
 }
@@ -308,12 +311,12 @@ static void record_not_callable(cubind_library library, size_t index, const cubi
         return;
     }
     if (r->reason == NULL) {
-        record_symbol_missing(library, index);
+        record_symbol_missing(library, index, r->symbol != NULL ? r->symbol : cubind__symbol_name(t, index));
         return;
     }
     cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
                          d->status_missing_symbol,
-                         "%s: not called: %s %s (%s) is of CUDA %s, where %s, so the call returns %s (%d)",
+                         "%s: not called: %s %s (%s) is called as CUDA %s, where %s, so the call returns %s (%d)",
                          cubind__function_name(t, index), d->file, lib->version_text, lib->path_escaped,
                          release != NULL ? release : "?", r->reason, status_name != NULL ? status_name : "?",
                          d->status_missing_symbol);

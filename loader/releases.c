@@ -113,19 +113,16 @@ int cubind__release_of(cubind_library library, const int version[3], cubind__str
         return 0;
     /* One library for every release (the driver): only a release it is not older than describes
      * what it has. */
-    release = t->release_count == 1 && minimum == 0
-                  ? 0
-                  : choose(t, version, cubind__libraries[library].serves_every_release);
+    release = t->release_count == 1 ? 0 : choose(t, version, cubind__libraries[library].serves_every_release);
     if (release < 0) {
         const cubind__release *oldest = cubind__release_at(t, t->release_count - 1);
-        cubind__strbuf_printf(why, "its version %d.%d.%d is older than the oldest release these bindings know "
-                              "(CUDA %s, version %d.%d.%d)", version[0], version[1], version[2] < 0 ? 0 : version[2],
-                              oldest->name, oldest->library_version[0], oldest->library_version[1],
+        cubind__strbuf_printf(why, "it is older than the oldest release these bindings know (CUDA %s, version "
+                              "%d.%d.%d)", oldest->name, oldest->library_version[0], oldest->library_version[1],
                               oldest->library_version[2] < 0 ? 0 : oldest->library_version[2]);
         return -1;
     }
     if (minimum != 0 && release_number(cubind__release_at(t, (size_t)release)->name) < minimum) {
-        cubind__strbuf_printf(why, "it is of CUDA %s; the program requires CUDA %d.%d or newer "
+        cubind__strbuf_printf(why, "it is called as CUDA %s; the program requires CUDA %d.%d or newer "
                               "(cubind_require_release)", cubind__release_at(t, (size_t)release)->name,
                               minimum / 1000, minimum % 1000 / 10);
         return -1;
@@ -188,6 +185,7 @@ void cubind__release_resolve(cubind_library library, int release, const cubind__
         cubind__fnptr adapter = cubind__adapter(library, e->adapter, &target);
         if (own == NULL || adapter == NULL || target == NULL) {
             out->state = CUBIND_FUNCTION_MISSING;
+            out->reason = NULL; /* the release's own entry point is not there */
             return;
         }
         atomic_store_explicit(target, own, memory_order_release);

@@ -6513,6 +6513,7 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_200, 1, "cuMemPrefetchAsync_v2", &cubind_action);
 
     (void)cubind_state;
+    memset(&location, 67, sizeof location);
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -6521,7 +6522,6 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
         cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemPrefetchAsync", cubind_calls_before);
         return;
     }
-    memset(&location, 67, sizeof location);
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -6559,6 +6559,7 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, "cuMemAdvise_v2", &cubind_action);
 
     (void)cubind_state;
+    memset(&location, 68, sizeof location);
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -6567,7 +6568,6 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
         cubind_test_assert_not_called(CUBIND_LIB_DRIVER, "cuMemAdvise", cubind_calls_before);
         return;
     }
-    memset(&location, 68, sizeof location);
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {

@@ -4908,6 +4908,7 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_150, 2, "cudaMemPrefetchAsync", &cubind_action);
 
     (void)cubind_state;
+    memset(&location, 67, sizeof location);
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -4916,7 +4917,6 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
         cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemPrefetchAsync", cubind_calls_before);
         return;
     }
-    memset(&location, 67, sizeof location);
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
@@ -5108,6 +5108,7 @@ static void test_cubind_runtime_mem_advise(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_154, 2, "cudaMemAdvise", &cubind_action);
 
     (void)cubind_state;
+    memset(&location, 68, sizeof location);
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -5116,7 +5117,6 @@ static void test_cubind_runtime_mem_advise(void **cubind_state)
         cubind_test_assert_not_called(CUBIND_LIB_RUNTIME, "cudaMemAdvise", cubind_calls_before);
         return;
     }
-    memset(&location, 68, sizeof location);
     /* Twice: the first call resolves the symbol (the slow path), the second takes the hot path,
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {

@@ -238,11 +238,13 @@ CUBIND_API cubind_error_kind cubind_function_info(const char *name, struct cubin
 #endif
 
 /*
- * cubind_require_release - accept `library` only from CUDA release major.minor or newer. Every
- * release the bindings know is accepted by default.
+ * cubind_require_release - accept `library` only when it is called as CUDA release major.minor or
+ * a newer one (a library is called as the newest release the bindings read that is not newer than
+ * it: a 12.6 runtime as 12.4). Every release the bindings know is accepted by default.
  * Returns CUBIND_OK (checked when the library loads: an older one then fails to load, with the
  * reason); CUBIND_ERROR_ALREADY_LOADED when it is loaded already from an older release;
- * CUBIND_ERROR_INVALID_ARGUMENT for an unknown library or a release that is none.
+ * CUBIND_ERROR_INVALID_ARGUMENT for an unknown library or a release the bindings do not know for it
+ * (cubind_library_info's `releases` lists them).
  */
 CUBIND_API cubind_error_kind cubind_require_release(cubind_library library, int major, int minor);
 

@@ -93,6 +93,17 @@ def preloaded(cubind: Cubind) -> dict:
             "get_device_properties": cubind.function_info("cudaGetDeviceProperties")}
 
 
+def require(cubind: Cubind) -> dict:
+    """The program requires CUDA 12.4 of the runtime, then asks for it; a release the bindings do not
+    know (12.6) cannot be required."""
+    runtime = cubind.lib.cubind_library_from_name(b"runtime")
+    unknown = cubind.lib.cubind_require_release(runtime, 12, 6)
+    unknown_error = cubind.last_error()
+    known = cubind.lib.cubind_require_release(runtime, 12, 4)
+    return {"unknown": unknown, "unknown_error": unknown_error, "known": known,
+            "info": cubind.library_info("runtime")}
+
+
 def main() -> None:
     libcubind, scenario = sys.argv[1], sys.argv[2]
     preload = os.environ.get("CUBIND_TEST_PRELOAD")
@@ -100,7 +111,7 @@ def main() -> None:
         C.CDLL(preload, mode=C.RTLD_GLOBAL)  # a component of the process built for that release
     cubind = Cubind(libcubind)
     result = {"census": census, "nvrtc": nvrtc, "curand": curand, "preference": preference,
-              "preloaded": preloaded}[scenario](cubind)
+              "preloaded": preloaded, "require": require}[scenario](cubind)
     print(json.dumps(result))
 
 

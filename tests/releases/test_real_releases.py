@@ -177,3 +177,17 @@ def test_coupled_libraries_from_two_releases_are_reported():
     assert got["cublasLt"]["info"]["release"] == r.name and note is not None
     assert f"of CUDA {r.name}" in note and f"of CUDA {got['cublas']['info']['release']}" in note
     assert got["cublasLt"]["info"]["release_note"] is not None
+
+
+@pytest.mark.parametrize("release_name", [r.name for r in RELEASES])
+def test_a_required_release_refuses_older_runtimes(release_name):
+    """cubind_require_release(runtime, 12, 4): a 12.4 runtime loads, an 11.8 one does not, saying why;
+    12.6, which the bindings do not know, cannot be required."""
+    r = next(r for r in RELEASES if r.name == release_name)
+    got = run("require", paths_env({"runtime": release_files(r)["runtime"]}))
+    assert got["unknown"] == 4 and "12.6 is not a release these bindings know" in got["unknown_error"], got
+    assert got["known"] == 0
+    if [int(p) for p in r.name.split(".")] >= [12, 4]:
+        assert got["info"]["found"] == 1 and got["info"]["release"] == r.name, got
+    else:
+        assert got["info"]["found"] == 0 and "requires CUDA 12.4 or newer" in got["info"]["error"], got
