@@ -19,24 +19,37 @@
 #include "releases.h"
 #include "strbuf.h"
 
-/* "13.0, 12.4, 11.8": the releases the bindings know for `library`, newest first; built once. */
+/* The names of the releases of `t` whose bit (1 << index) is in `mask`, ", "-separated, newest
+ * first or oldest first; built once into `*slot` and kept for the life of the process. */
+static const char *release_names(_Atomic(char *) *slot, const cubind__release_table *t, unsigned mask,
+                                 int oldest_first)
+{
+    char *text = atomic_load_explicit(slot, memory_order_acquire), *expected = NULL;
+    cubind__strbuf buf = {0};
+    size_t i;
+    if (text != NULL)
+        return text;
+    cubind__strbuf_printf(&buf, "%s", "");
+    for (i = 0; i < t->release_count; ++i) {
+        size_t r = oldest_first ? t->release_count - 1 - i : i;
+        if (mask & (1u << r))
+            cubind__strbuf_printf(&buf, "%s%s", buf.length ? ", " : "", cubind__release_at(t, r)->name);
+    }
+    text = cubind__strbuf_take(&buf);
+    if (text == NULL)
+        return "";
+    if (atomic_compare_exchange_strong(slot, &expected, text))
+        return text;
+    free(text);
+    return expected;
+}
+
+/* "13.0, 12.4, 11.8": the releases the bindings know for `library`, newest first. */
 static const char *releases_known(cubind_library library)
 {
     static _Atomic(char *) texts[CUBIND_LIBRARY_COUNT];
     const cubind__release_table *t = cubind__release_table_of(library);
-    char *text = atomic_load_explicit(&texts[library], memory_order_acquire), *expected = NULL;
-    cubind__strbuf buf = {0};
-    size_t r;
-    if (text != NULL || t == NULL)
-        return text;
-    cubind__strbuf_printf(&buf, "%s", "");
-    for (r = 0; r < t->release_count; ++r)
-        cubind__strbuf_printf(&buf, "%s%s", r > 0 ? ", " : "", cubind__release_at(t, r)->name);
-    text = cubind__strbuf_take(&buf);
-    if (text == NULL || atomic_compare_exchange_strong(&texts[library], &expected, text))
-        return text;
-    free(text);
-    return expected;
+    return t == NULL ? NULL : release_names(&texts[library], t, ~0u, 0);
 }
 
 /* Every distinct release note given out, per library (interned: handed out for the life of the process). */
@@ -180,29 +193,12 @@ int cubind_function_available(const char *name)
     return r.fn != NULL;
 }
 
-/* "12.4, 13.0": the releases (bits of `changed_in`) where a function's ABI changed, kept per
- * distinct mask (at most 2^8 of them), built on first use. */
-static const char *changed_text(const cubind__release_table *t, unsigned mask)
+/* "12.4, 13.0": the releases where a function of `library` changed its ABI (the bits of `mask`),
+ * oldest first. */
+static const char *changed_text(cubind_library library, const cubind__release_table *t, unsigned mask)
 {
-    static _Atomic(char *) texts[256];
-    char *text = atomic_load_explicit(&texts[mask & 255u], memory_order_acquire), *expected = NULL;
-    cubind__strbuf buf = {0};
-    size_t r;
-    if (text != NULL)
-        return text;
-    cubind__strbuf_printf(&buf, "%s", "");
-    for (r = t->release_count; r-- > 0;)
-        if (mask & (1u << r))
-            cubind__strbuf_printf(&buf, "%s%s", cubind__strbuf_str(&buf)[0] != '\0' ? ", " : "",
-                                  cubind__release_at(t, r)->name);
-    text = cubind__strbuf_take(&buf);
-    if (text == NULL)
-        return "";
-    if (!atomic_compare_exchange_strong(&texts[mask & 255u], &expected, text)) {
-        free(text);
-        return expected;
-    }
-    return text;
+    static _Atomic(char *) texts[CUBIND_LIBRARY_COUNT][256];
+    return release_names(&texts[library][mask & 255u], t, mask, 1);
 }
 
 /* The first layout of struct cubind_function_info (up to `reason`): the least a caller may pass. */
@@ -240,7 +236,7 @@ cubind_error_kind cubind_function_info(const char *name, struct cubind_function_
     if (t != NULL && t->release_count > 0) {
         const cubind__release_history *h = (const cubind__release_history *)((const char *)t + t->history_at) + index;
         out.added_in = cubind__release_at(t, h->added_in < t->release_count ? h->added_in : t->release_count - 1)->name;
-        out.changed_in = changed_text(t, h->changed_in);
+        out.changed_in = changed_text(library, t, h->changed_in);
     }
     if (cubind__ensure_loaded(library) != CUBIND__LOAD_OK) {
         out.state = CUBIND_FUNCTION_NOT_LOADED;

@@ -266,18 +266,6 @@ static void set_offset(const cubind__symbol_table *table, size_t index, cubind__
                               memory_order_release);
 }
 
-/* A symbol of a loaded library (releases.h's lookup): the one the object itself exports under that
- * name. The driver too: the symbols NVIDIA's headers select carry their ABI version in their names
- * (cuMemAlloc_v2), while cuGetProcAddress, asked by API name, hands out the newest form the driver
- * has at a version (at 13000, cuCtxSynchronize_v2's for cuCtxSynchronize, which takes a context:
- * seen on driver 580); an older driver is covered by its release's table instead. */
-static cubind__fnptr lookup_symbol(const void *state, const char *symbol, const char *name)
-{
-    const struct lib_state *s = state;
-    (void)name;
-    return cubind__own_symbol(&s->lib, symbol);
-}
-
 void cubind__resolve_in_release(cubind_library library, const cubind__symbol_table *table, size_t index,
                                 cubind__resolution *out)
 {
@@ -288,7 +276,7 @@ void cubind__resolve_in_release(cubind_library library, const cubind__symbol_tab
         out->reason = NULL;
         return;
     }
-    cubind__release_resolve(library, states[library].release, table, index, lookup_symbol, &states[library], out);
+    cubind__release_resolve(library, states[library].release, table, index, &states[library].lib, out);
 }
 
 static void record_not_callable(cubind_library library, size_t index, const cubind__resolution *r)
@@ -342,12 +330,6 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
             *unavailable_status = d->status_missing_library;
         cubind__record_load_failure(library, cubind__function_name(table, index), NULL, outcome);
         return NULL;
-    }
-    if (states[library].release == 0 && /* the bindings' own release: its symbol, nothing to look up */
-        (fn = cubind__own_symbol(&states[library].lib, cubind__symbol_name(table, index))) != NULL) {
-        atomic_store_explicit(slot, fn, memory_order_release);
-        set_offset(table, index, fn, slow);
-        return fn;
     }
     cubind__resolve_in_release(library, table, index, &r);
     if (r.fn == NULL) {

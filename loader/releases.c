@@ -1,8 +1,11 @@
 /*
  * loader/releases.c - a loaded library's release, chosen once from its own version query, and
  * what each function's call becomes there (loader/releases.h). It reads the generated release
- * tables and the symbols of the library through a lookup the caller passes: it opens nothing.
- * Layer 2: calls strbuf (1) and the generated tables; called by library.c (7) and info.c (8).
+ * tables and the symbols the opened library itself exports (opened.c): it opens nothing. The
+ * symbols NVIDIA's headers select carry their ABI version in their names (cuMemAlloc_v2), the
+ * driver's too: cuGetProcAddress, asked by API name, hands out the newest form a driver has (at
+ * 13000, cuCtxSynchronize_v2's for cuCtxSynchronize, seen on driver 580), so it is not used.
+ * Layer 3: calls opened (2), strbuf (1) and the generated tables; called by library.c (7) and info.c (8).
  */
 #include "releases.h"
 
@@ -158,7 +161,7 @@ static const cubind__release_entry *find(const cubind__release_table *t, int rel
 }
 
 void cubind__release_resolve(cubind_library library, int release, const cubind__symbol_table *table, size_t index,
-                             cubind__symbol_lookup lookup, const void *lib, cubind__resolution *out)
+                             const cubind__opened *lib, cubind__resolution *out)
 {
     const cubind__release_table *t = cubind__release_table_of(library);
     const cubind__release_entry *e = t != NULL ? find(t, release, index) : NULL;
@@ -166,7 +169,7 @@ void cubind__release_resolve(cubind_library library, int release, const cubind__
     out->reason = NULL;
     if (e == NULL) {
         out->symbol = cubind__symbol_name(table, index);
-        out->fn = lookup(lib, out->symbol, cubind__function_name(table, index));
+        out->fn = cubind__own_symbol(lib, out->symbol);
         out->state = out->fn != NULL ? CUBIND_FUNCTION_CALLABLE : CUBIND_FUNCTION_MISSING;
         return;
     }
@@ -175,13 +178,13 @@ void cubind__release_resolve(cubind_library library, int release, const cubind__
                       : cubind__symbol_name(table, index);
     out->reason = e->reason != 0 ? strings(t) + e->reason : NULL;
     switch (e->action) {
-    case CUBIND__RELEASE_SYMBOL: /* that exact symbol, not what the library hands out for the name */
-        out->fn = lookup(lib, out->symbol, NULL);
+    case CUBIND__RELEASE_SYMBOL:
+        out->fn = cubind__own_symbol(lib, out->symbol);
         out->state = out->fn != NULL ? CUBIND_FUNCTION_CALLABLE : CUBIND_FUNCTION_MISSING;
         return;
     case CUBIND__RELEASE_ADAPTER: {
         cubind__slot *target = NULL;
-        cubind__fnptr own = lookup(lib, out->symbol, NULL);
+        cubind__fnptr own = cubind__own_symbol(lib, out->symbol);
         cubind__fnptr adapter = cubind__adapter(library, e->adapter, &target);
         if (own == NULL || adapter == NULL || target == NULL) {
             out->state = CUBIND_FUNCTION_MISSING;

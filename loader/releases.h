@@ -9,7 +9,7 @@
  * functions whose call differs there. A function absent from that list is called as in the
  * newest release. Offsets, not pointers, as in the symbol table: nothing here is relocated at
  * start-up.
- * Layer 2: calls strbuf (1) and the generated tables.
+ * Layer 3: calls opened (2), strbuf (1) and the generated tables.
  */
 #ifndef CUBIND_RELEASES_H
 #define CUBIND_RELEASES_H
@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "internal.h"
+#include "opened.h"
 #include "strbuf.h"
 
 #define CUBIND__RELEASE_NAME_SIZE 8
@@ -94,10 +95,8 @@ typedef struct cubind__resolution {
     const char *reason;    /* REFUSED, ADAPTED: the generated reason; else NULL */
 } cubind__resolution;
 
-typedef cubind__fnptr (*cubind__symbol_lookup)(const void *lib, const char *symbol, const char *name);
-
 void cubind__release_resolve(cubind_library library, int release, const cubind__symbol_table *table, size_t index,
-                             cubind__symbol_lookup lookup, const void *lib, cubind__resolution *out);
+                             const cubind__opened *lib, cubind__resolution *out);
 
 /* "13.0", "12.4", ...: the name of release `release` of `library` (NULL when out of range). */
 const char *cubind__release_name(cubind_library library, int release);
