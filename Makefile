@@ -184,11 +184,13 @@ $(BUILD)/include/cubind/%.h: $(GENERATED)/include/cubind/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-# The probe shares the loader's UTF-8 decoder (loader/strbuf.c, hidden in libcubind.so).
-$(PROBE): tools/cubind_probe.c loader/strbuf.c loader/strbuf.h $(LIBRARY_SO) $(BUILT_HEADERS)
+# The probe: one file a section of the report (tools/probe/); it shares the loader's UTF-8
+# decoder (loader/strbuf.c, hidden in libcubind.so).
+PROBE_SOURCES := $(wildcard tools/probe/*.c)
+$(PROBE): $(PROBE_SOURCES) $(wildcard tools/probe/*.h) loader/strbuf.c loader/strbuf.h $(LIBRARY_SO) $(BUILT_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include -Iloader $< loader/strbuf.c -o $@ -L$(BUILD)/lib -lcubind \
-	    -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include -Iloader -Itools/probe $(PROBE_SOURCES) loader/strbuf.c -o $@ \
+	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib'
 
 # Builds the checked-in tree (never regenerates: that is `make generate`'s job) and runs the probe.
 probe: deps-build

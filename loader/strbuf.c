@@ -1,6 +1,6 @@
 /*
  * loader/strbuf.c - growable strings for loader messages, and the escaping of bytes that are not
- * printable UTF-8. Layer 1: calls libc only (tools/cubind_probe.c builds this file in too).
+ * printable UTF-8. Layer 1: calls libc only (tools/probe/output.c builds this file in too).
  */
 #define _GNU_SOURCE
 #include "strbuf.h"

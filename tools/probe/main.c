@@ -1,5 +1,5 @@
 /*
- * cubind-probe - which CUDA math libraries this machine really has: for each,
+ * cubind-probe - which CUDA libraries this machine really has: for each,
  * found or not, where, its soname and version (asked of the library itself),
  * and the functions cubind binds that it does or does not export.
  *
@@ -20,72 +20,7 @@
 #include <string.h>
 
 #include "cubind/cubind.h"
-#include "strbuf.h" /* the loader's UTF-8 decoder (loader/strbuf.c is built in) */
-
-static int valid_utf8(const char *text)
-{
-    const unsigned char *p = (const unsigned char *)text;
-    size_t n;
-    for (; *p != '\0'; p += n)
-        if ((n = cubind__utf8_length(p)) == 0)
-            return 0;
-    return 1;
-}
-
-static void json_string(const char *text)
-{
-    const unsigned char *p;
-    size_t n;
-    if (text == NULL) {
-        fputs("null", stdout);
-        return;
-    }
-    putchar('"');
-    for (p = (const unsigned char *)text; *p != '\0'; p += n) {
-        n = cubind__utf8_length(p);
-        if (n == 0) {
-            fputs("\\ufffd", stdout); /* not UTF-8: the exact bytes are in "*_bytes" */
-            n = 1;
-        } else if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            printf("\\u%04x", *p);
-        else
-            fwrite(p, 1, n, stdout);
-    }
-    putchar('"');
-}
-
-/* The bytes of `text` in hex when it is not valid UTF-8, else null. */
-static void json_bytes(const char *text)
-{
-    const unsigned char *p;
-    if (text == NULL || valid_utf8(text)) {
-        fputs("null", stdout);
-        return;
-    }
-    putchar('"');
-    for (p = (const unsigned char *)text; *p != '\0'; ++p)
-        printf("%02x", *p);
-    putchar('"');
-}
-
-/* Printable UTF-8 as it is; control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN. */
-static void text_string(const char *text)
-{
-    const unsigned char *p;
-    size_t n;
-    for (p = (const unsigned char *)(text != NULL ? text : ""); *p != '\0'; p += n) {
-        n = cubind__utf8_length(p);
-        if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f)) || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
-            size_t i, count = n == 0 ? 1 : n;
-            for (i = 0; i < count; ++i)
-                printf("\\x%02x", p[i]);
-            n = count;
-        } else
-            fwrite(p, 1, n, stdout);
-    }
-}
+#include "output.h"
 
 /* "13.1.0", "12" when only the major is known, NULL when unknown. */
 static const char *version_text(const struct cubind_library_info *info, char *buf, size_t size)
@@ -99,13 +34,6 @@ static const char *version_text(const struct cubind_library_info *info, char *bu
     else
         snprintf(buf, size, "%d.%d.%d", info->version_major, info->version_minor, info->version_patch);
     return buf;
-}
-
-/* `,"key":` and `value` as a JSON string (null for NULL) */
-static void json_member(const char *key, const char *value)
-{
-    printf(",\"%s\":", key);
-    json_string(value);
 }
 
 /* cubind_function_state as the probe prints it */

@@ -1,0 +1,78 @@
+/* cubind-probe's output helpers (output.h). */
+#include <stdio.h>
+
+#include "output.h"
+#include "strbuf.h" /* the loader's UTF-8 decoder (loader/strbuf.c is built into the probe) */
+
+static int valid_utf8(const char *text)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t n;
+    for (; *p != '\0'; p += n)
+        if ((n = cubind__utf8_length(p)) == 0)
+            return 0;
+    return 1;
+}
+
+void json_string(const char *text)
+{
+    const unsigned char *p;
+    size_t n;
+    if (text == NULL) {
+        fputs("null", stdout);
+        return;
+    }
+    putchar('"');
+    for (p = (const unsigned char *)text; *p != '\0'; p += n) {
+        n = cubind__utf8_length(p);
+        if (n == 0) {
+            fputs("\\ufffd", stdout); /* not UTF-8: the exact bytes are in "*_bytes" */
+            n = 1;
+        } else if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            printf("\\u%04x", *p);
+        else
+            fwrite(p, 1, n, stdout);
+    }
+    putchar('"');
+}
+
+/* The bytes of `text` in hex when it is not valid UTF-8, else null. */
+void json_bytes(const char *text)
+{
+    const unsigned char *p;
+    if (text == NULL || valid_utf8(text)) {
+        fputs("null", stdout);
+        return;
+    }
+    putchar('"');
+    for (p = (const unsigned char *)text; *p != '\0'; ++p)
+        printf("%02x", *p);
+    putchar('"');
+}
+
+/* Printable UTF-8 as it is; control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN. */
+void text_string(const char *text)
+{
+    const unsigned char *p;
+    size_t n;
+    for (p = (const unsigned char *)(text != NULL ? text : ""); *p != '\0'; p += n) {
+        n = cubind__utf8_length(p);
+        if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f)) || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+            size_t i, count = n == 0 ? 1 : n;
+            for (i = 0; i < count; ++i)
+                printf("\\x%02x", p[i]);
+            n = count;
+        } else
+            fwrite(p, 1, n, stdout);
+    }
+}
+
+/* `,"key":` and `value` as a JSON string (null for NULL) */
+void json_member(const char *key, const char *value)
+{
+    printf(",\"%s\":", key);
+    json_string(value);
+}
+

@@ -1,0 +1,18 @@
+/*
+ * cubind-probe's output: strings as JSON (valid UTF-8, the exact bytes beside them when a path is
+ * not) and as text (printable UTF-8, every other byte as \xNN), written to standard output. Each
+ * section of the report (tools/probe/*.c) writes through these.
+ */
+#ifndef CUBIND_PROBE_OUTPUT_H
+#define CUBIND_PROBE_OUTPUT_H
+
+/* `text` as a JSON string, null for NULL; a byte that is not UTF-8 as U+FFFD. */
+void json_string(const char *text);
+/* The bytes of `text` in hex as a JSON string when it is not valid UTF-8, else null. */
+void json_bytes(const char *text);
+/* `,"key":` and `value` as a JSON string (null for NULL). */
+void json_member(const char *key, const char *value);
+/* Printable UTF-8 as it is; control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN. */
+void text_string(const char *text);
+
+#endif
