@@ -1,7 +1,7 @@
 /*
  * cubind-probe's output: strings as JSON (valid UTF-8, the exact bytes beside them when a path is
  * not) and as text (printable UTF-8, every other byte as \xNN), written to standard output. Each
- * section of the report (tools/probe/*.c) writes through these.
+ * section of the report (one file in tools/probe each) writes through these.
  */
 #ifndef CUBIND_PROBE_OUTPUT_H
 #define CUBIND_PROBE_OUTPUT_H
