@@ -76,3 +76,22 @@ void json_member(const char *key, const char *value)
     json_string(value);
 }
 
+
+static void json_part(const char *key, int value)
+{
+    if (value < 0)
+        printf("\"%s\":null", key);
+    else
+        printf("\"%s\":%d", key, value);
+}
+
+void json_version(int major, int minor, int patch)
+{
+    putchar('{');
+    json_part("major", major);
+    putchar(',');
+    json_part("minor", minor < 0 || major < 0 ? -1 : minor);
+    putchar(',');
+    json_part("patch", patch < 0 || minor < 0 || major < 0 ? -1 : patch);
+    putchar('}');
+}

@@ -12,6 +12,8 @@ void json_string(const char *text);
 void json_bytes(const char *text);
 /* `,"key":` and `value` as a JSON string (null for NULL). */
 void json_member(const char *key, const char *value);
+/* A version as {"major":M,"minor":m,"patch":p}: a part that is not known (negative) is null. */
+void json_version(int major, int minor, int patch);
 /* Printable UTF-8 as it is; control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN. */
 void text_string(const char *text);
 
