@@ -258,8 +258,13 @@ test-valgrind: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(TEST_BUI
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    CUBIND_TEST_ROUNDS=4 $(RESULTS) --variant valgrind run test_faults cmocka -- $(VALGRIND) $(TEST_BUILD)/test_faults
 
-test-probe: $(PROBE) deps-test
-	CUBIND_PROBE=$(abspath $(PROBE)) $(RESULTS) run tests/probe pytest -- $(PYTHON) -m pytest -q tests/probe
+# The probe as a user runs it, on this machine's libraries, on the mocks and the half mocks; --check
+# on programs the tests build with $(CC) against $(BUILD) (tests/probe/test_check.py).
+test-probe: $(PROBE) $(MOCKS) $(HALF_MOCKS) deps-test
+	CUBIND_PROBE=$(abspath $(PROBE)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
+	    CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) CUBIND_TEST_BUILD=$(abspath $(BUILD)) \
+	    CUBIND_TEST_CC="$(CC)" \
+	    $(RESULTS) run tests/probe pytest -- $(PYTHON) -m pytest -q tests/probe
 
 # libcubind.so needs no CUDA library to load: it opens them itself.
 test-link: $(LIBRARY_SO)
