@@ -49,7 +49,7 @@ static int read_at(struct reader *r, void *into, uint64_t offset, uint64_t lengt
 {
     ssize_t got;
     if (offset > r->size || length > r->size - offset)
-        return fail(r, "truncated or corrupt: its %s (%llu bytes at offset %llu) end past the file's %llu bytes",
+        return fail(r, "truncated or corrupt: its %s (%llu bytes at offset %llu) would end past the file's end (%llu bytes)",
                     what, (unsigned long long)length, (unsigned long long)offset, (unsigned long long)r->size);
     got = length == 0 ? 0 : pread(r->fd, into, (size_t)length, (off_t)offset);
     if (got < 0)
@@ -68,7 +68,7 @@ static unsigned char *read_section(struct reader *r, const Elf64_Shdr *sh, const
         return NULL;
     }
     if (sh->sh_size > SECTION_MAX) {
-        fail(r, "corrupt: its %s says it is %llu bytes long", what, (unsigned long long)sh->sh_size);
+        fail(r, "corrupt: its %s would be %llu bytes long", what, (unsigned long long)sh->sh_size);
         return NULL;
     }
     if ((bytes = malloc((size_t)sh->sh_size + 1)) == NULL) {
