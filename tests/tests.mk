@@ -386,7 +386,7 @@ test-consumers: all $(INSTALL_DATA) deps-test
 	@cd $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX) && for f in lib/$(REALNAME) lib/$(SONAME) lib/libcubind.so lib/libcubind.a \
 	        lib/pkgconfig/cubind.pc lib/cmake/cubind/cubindConfig.cmake lib/cmake/cubind/cubindConfigVersion.cmake \
 	        bin/cubind-probe include/cubind/cubind.h include/cubind/version.h share/cubind/cdef/cubind.h \
-	        share/cubind/ir.schema.json $(addprefix share/cubind/cdef/,$(notdir $(CDEF_FILES))) \
+	        share/cubind/ir.schema.json share/cubind/probe.schema.json $(addprefix share/cubind/cdef/,$(notdir $(CDEF_FILES))) \
 	        $(addprefix share/cubind/ir/,$(notdir $(IR_FILES))) $(addprefix include/cubind/,$(notdir $(BUILT_HEADERS))); do \
 	    [ -e "$$f" ] || { echo "test-consumers: $(PACKAGE_PREFIX)/$$f not installed"; exit 1; }; done
 	@[ "$$(readlink $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/lib/$(SONAME))" = "$(REALNAME)" ] && \
