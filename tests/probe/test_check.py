@@ -121,6 +121,9 @@ def test_a_function_the_half_mocks_lack_is_reported(program: Path, picked: list)
         assert f"{f['state']} " in text and f"{cubind}@{node} ({name}, {library})" in text
     assert functions["cubind_load"]["kind"] == functions["cubind_load"]["state"] == "api"
     assert report["cubind"]["needed"] and report["cubind"]["version_nodes_asked"] == [node]
+    # linked with the run path of the build tree: the libcubind it loads is the probe's
+    assert Path(report["cubind"]["program_path"]).resolve() == (BUILD / "lib" / f"libcubind.so.{major}").resolve()
+    assert report["cubind"]["same_as_probe"] is True and "but FILE would load" not in text
     assert status == 3 and report["verdict"] == "runs-partly"
     assert sum("cannot be called here (missing)" in r for r in report["reasons"]) == sum(m for *_, m in picked)
 
@@ -174,7 +177,8 @@ def test_a_program_linked_against_another_version_node_cannot_start(tmp_path: Pa
     (tmp_path / "other.map").write_text(f"{other} {{ global: cubind_*; local: *; }};\n")
     subprocess.run([*CC, "-shared", "-fPIC", str(tmp_path / "other.c"), "-o", str(stub_dir / f"libcubind.so.{major}"),
                     f"-Wl,-soname,libcubind.so.{major}", f"-Wl,--version-script,{tmp_path / 'other.map'}"], check=True)
-    program = build(tmp_path, "linked_elsewhere", ["cubind_load"], f"-L{stub_dir}", f"-l:libcubind.so.{major}")
+    program = build(tmp_path, "linked_elsewhere", ["cubind_load"], f"-L{stub_dir}", f"-l:libcubind.so.{major}",
+                    f"-Wl,-rpath,{stub_dir}")
     report, text, status = check(program)
     assert status == 4 and report["verdict"] == "cannot-start"
     (f,) = report["functions"]
@@ -182,6 +186,10 @@ def test_a_program_linked_against_another_version_node_cannot_start(tmp_path: Pa
     assert report["cubind"]["version_nodes_asked"] == [other] and report["cubind"]["version_node"] != other
     assert any(other in r for r in report["reasons"])
     assert f"not exported cubind_load@{other}" in text
+    # it would load the libcubind of its run path, not the probe's: the report says so
+    assert report["cubind"]["program_path"] == str(stub_dir / f"libcubind.so.{major}")
+    assert report["cubind"]["same_as_probe"] is False
+    assert f"but FILE would load {stub_dir / f'libcubind.so.{major}'} (run path)" in text
 
 
 def test_a_program_that_uses_no_cuda_runs(tmp_path: Path) -> None:

@@ -287,7 +287,9 @@ void check_section(struct probe *probe)
     struct verdict v;
     char why[512];
     size_t i, j, nodes = 0;
-    int needs_cubind = 0;
+    int needs_cubind = 0, same = -1;
+    struct located program_cubind;
+    memset(&program_cubind, 0, sizeof program_cubind);
     if (elf_read_imports(probe->check, "cubind_", &im, why, sizeof why) != 0) {
         unreadable(probe, why);
         return;
@@ -295,8 +297,19 @@ void check_section(struct probe *probe)
     memset(&v, 0, sizeof v);
     find_this_cubind(&c);
     for (i = 0; i < im.needed_count; ++i)
-        if (strncmp(im.needed[i], "libcubind.so", 12) == 0)
+        if (strncmp(im.needed[i], "libcubind.so", 12) == 0 && !needs_cubind) {
+            /* the libcubind FILE would load: its run path's, else the system loader's (the probe's own
+             * when it is loaded from there) */
+            char *mine, *theirs;
             needs_cubind = 1;
+            locate(&im, im.needed[i], &program_cubind);
+            mine = c.path != NULL ? realpath(c.path, NULL) : NULL;
+            theirs = program_cubind.found && program_cubind.path[0] ? realpath(program_cubind.path, NULL) : NULL;
+            if (mine != NULL && theirs != NULL)
+                same = strcmp(mine, theirs) == 0;
+            free(mine);
+            free(theirs);
+        }
     if (!im.this_machine)
         add_reason(&v, PROBE_EXIT_CHECK_CANNOT, "it is built for %s, not for this machine", im.machine);
     if (probe->json) {
@@ -319,6 +332,8 @@ void check_section(struct probe *probe)
         json_version(CUBIND_VERSION_MAJOR, CUBIND_VERSION_MINOR, CUBIND_VERSION_PATCH);
         json_member("version_text", cubind_version());
         json_member("version_node", c.node);
+        json_member("program_path", program_cubind.found && program_cubind.path[0] ? program_cubind.path : NULL);
+        printf(",\"same_as_probe\":%s", same < 0 ? "null" : same ? "true" : "false");
         printf(",\"version_nodes_asked\":[");
         for (i = 0; i < im.import_count; ++i) {
             const char *node = im.imports[i].version;
@@ -339,9 +354,13 @@ void check_section(struct probe *probe)
             printf("libcubind: %s, %s (%s) from ", c.soname, cubind_version(), c.node);
             text_string(c.path != NULL ? c.path : "?");
             putchar('\n');
+            if (same == 0) {
+                printf("    but FILE would load ");
+                text_string(program_cubind.path);
+                printf(" (%s): this check describes the probe's libcubind\n", program_cubind.where);
+            }
         } else
-            printf("libcubind: not needed%s\n",
-                   im.import_count ? "" : " (a copy linked in, libcubind.a or the amalgamation, is its own)");
+            printf("libcubind: not needed\n");
     }
     functions_part(probe, &im, &c, &v);
     libraries_part(probe, &im, &v);

@@ -71,9 +71,9 @@ static const struct option {
     const char *help;     /* what it does, for --help */
     option_set set;
 } options[] = {
-    {"--json", NULL, NULL, "write the report as JSON (its schema: docs/probe.schema.json)", set_json},
-    {"--check", NULL, "FILE", "can the program or shared library FILE run here? the cubind functions and the CUDA "
-                              "libraries it uses, each with whether this machine serves it", set_check},
+    {"--json", NULL, NULL, "write the report as JSON (its schema: share/cubind/probe.schema.json)", set_json},
+    {"--check", NULL, "FILE", "can the program or library FILE run here? each cubind function and CUDA library it uses",
+     set_check},
     {"--version", NULL, NULL, "print cubind-probe's and libcubind's versions and exit", set_version},
     {"--help", "-h", NULL, "print this help and exit", set_help},
 };
