@@ -263,7 +263,7 @@ test-valgrind: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(TEST_BUI
 test-probe: $(PROBE) $(MOCKS) $(HALF_MOCKS) deps-test
 	CUBIND_PROBE=$(abspath $(PROBE)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
 	    CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) CUBIND_TEST_BUILD=$(abspath $(BUILD)) \
-	    CUBIND_TEST_CC="$(CC)" \
+	    CUBIND_TEST_CC="$(CC) $(LDFLAGS_SAN)" \
 	    $(RESULTS) run tests/probe pytest -- $(PYTHON) -m pytest -q tests/probe
 
 # libcubind.so needs no CUDA library to load: it opens them itself.

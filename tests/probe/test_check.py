@@ -20,6 +20,7 @@ import pytest
 from test_probe import HALF_MOCK_DIR, LIBRARIES, MOCK_DIR, ROOT, header_version, mock_env, probe, validated
 
 BUILD = Path(os.environ.get("CUBIND_TEST_BUILD", ROOT / "build"))
+# the compiler, with the sanitizer flags of a sanitizer build: its libcubind may need their run time
 CC = shlex.split(os.environ.get("CUBIND_TEST_CC", "cc"))
 ROW = re.compile(r"^\| \[`(cubind_\w+)`\]\(#cubind_\w+\) \| `(\w+)` \|")
 LIBRARY = re.compile(r"^Module `\w+` of library `(\w+)`")
