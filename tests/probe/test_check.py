@@ -169,6 +169,22 @@ def test_a_cuda_library_that_is_not_found_stops_the_program(tmp_path: Path) -> N
     assert f"not found {soname}" in text
 
 
+def test_origin_in_the_run_path_is_the_files_directory(tmp_path: Path) -> None:
+    library = list(LIBRARIES.values())[-1]
+    soname = library.sonames[0]
+    (tmp_path / "stub.c").write_text("int stub_function(void) { return 0; }\n")
+    (tmp_path / "libs").mkdir()
+    subprocess.run([*CC, "-shared", "-fPIC", str(tmp_path / "stub.c"), "-o", str(tmp_path / "libs" / soname),
+                    f"-Wl,-soname,{soname}"], check=True)
+    program = build(tmp_path, "origin", [], "-Wl,--no-as-needed", str(tmp_path / "libs" / soname),
+                    "-Wl,-rpath,$ORIGIN/libs")
+    report, _, status = check(program)
+    libs = str(tmp_path.resolve() / "libs")
+    assert report["run_path_tag"] == "DT_RUNPATH" and report["run_path"] == [libs]
+    assert report["libraries"][0]["found"] and report["libraries"][0]["found_in"] == "run path"
+    assert report["libraries"][0]["path"] == f"{libs}/{soname}" and status == 0
+
+
 def test_a_program_linked_against_another_version_node_cannot_start(tmp_path: Path) -> None:
     major, minor, _ = header_version()
     other = f"CUBIND_{major}.{minor + 1}" if major == 0 else f"CUBIND_{major + 1}"

@@ -307,7 +307,8 @@ static int read_imports(struct reader *r, const char *path, const char *prefix, 
         }
         if (pie && eh.e_type == ET_DYN)
             out->type = "position-independent executable";
-        if ((origin_copy = strdup(path)) == NULL)
+        /* $ORIGIN: the file's directory, symbolic links resolved as the dynamic loader does for a program */
+        if ((origin_copy = realpath(path, NULL)) == NULL && (origin_copy = strdup(path)) == NULL)
             goto oom;
         out->run_path_tag = runpath != NULL ? "DT_RUNPATH" : rpath != NULL ? "DT_RPATH" : NULL;
         if (out->run_path_tag != NULL &&
