@@ -148,14 +148,17 @@ static int read_options(int argc, char **argv, struct probe *probe)
 /* Which report a section belongs to. */
 enum { REPORT = 1, CHECK = 2 };
 
-/* The sections, in the order they are written: the JSON key, the reports that have it, the writer. */
+/* The sections, in the order they are written: the JSON key, the reports that have it, the writer,
+ * and when it is wanted (NULL: always, in those reports; else only when it answers 1, e.g. after an
+ * option: a section left out has no key in the JSON). */
 static const struct section {
     const char *key;
     int reports;
     void (*write)(struct probe *probe);
+    int (*wanted)(const struct probe *probe);
 } sections[] = {
-    {"libraries", REPORT, libraries_section},
-    {"check", CHECK, check_section},
+    {"libraries", REPORT, libraries_section, NULL},
+    {"check", CHECK, check_section, NULL},
 };
 
 static void write_report(struct probe *probe)
@@ -173,7 +176,7 @@ static void write_report(struct probe *probe)
         printf("cubind %s (bindings generated from the CUDA %s headers)\n", cubind_version(),
                CUBIND_CUDA_HEADERS_VERSION_STRING);
     for (i = 0; i < sizeof sections / sizeof sections[0]; ++i) {
-        if (!(sections[i].reports & which))
+        if (!(sections[i].reports & which) || (sections[i].wanted != NULL && !sections[i].wanted(probe)))
             continue;
         if (probe->json)
             printf(",\n\"%s\":", sections[i].key);

@@ -3,8 +3,12 @@
  * statuses, and the sections of the report (one file in tools/probe each).
  *
  * Adding a section (main.c): a field in struct probe for its option, if it has one; a line in
- * main.c's `options` table (the usage text is made from it); a line in main.c's `sections` table
- * (its JSON key, when it runs, the function that writes it); its key in docs/probe.schema.json.
+ * main.c's `options` table (the usage text is made from it) with the function that sets the field;
+ * a line in main.c's `sections` table (its JSON key, the reports it belongs to, the function that
+ * writes it, and optionally when it is wanted); its key in docs/probe.schema.json; the option in
+ * docs/probe.md's table (tests/probe checks that --help's options are all there). A section that
+ * decides the exit status calls probe_status with a new value of enum probe_exit (documented in
+ * main.c's `exit_statuses`, which --help prints, and in docs/probe.md's table).
  */
 #ifndef CUBIND_PROBE_PROBE_H
 #define CUBIND_PROBE_PROBE_H
