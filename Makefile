@@ -222,6 +222,8 @@ CONSTANTS_FILE := $(GENERATED)/constants.json
 FFI_EXAMPLES := tests/consumers/ctypes_example.py
 IR_FILES := $(wildcard $(GENERATED)/ir/*.json)
 IR_SCHEMA := ir.schema.json
+# The schema of cubind-probe --json (docs/probe.md links it; tools validate against it).
+PROBE_SCHEMA := docs/probe.schema.json
 INSTALL_DATA := $(PC_FILE) $(CMAKE_FILES)
 STRIP ?= strip
 # The documentation, as laid out in the checkout so that its relative links hold: README.md,
@@ -262,9 +264,9 @@ install: all $(INSTALL_DATA)
 	install -d $(DESTDIR)$(PREFIX)/share/doc/cubind/examples
 	install -m 644 $(FFI_EXAMPLES) $(DESTDIR)$(PREFIX)/share/doc/cubind/examples/
 	install -m 644 $(IR_FILES) $(DESTDIR)$(PREFIX)/share/cubind/ir/
-	install -m 644 $(IR_SCHEMA) $(DESTDIR)$(PREFIX)/share/cubind/
+	install -m 644 $(IR_SCHEMA) $(PROBE_SCHEMA) $(DESTDIR)$(PREFIX)/share/cubind/
 	install -m 644 README.md $(DESTDIR)$(DOC_DIR)/
-	install -m 644 $(DOC_PAGES) $(DESTDIR)$(DOC_DIR)/docs/
+	install -m 644 $(DOC_PAGES) $(PROBE_SCHEMA) $(DESTDIR)$(DOC_DIR)/docs/
 	install -m 644 $(DOC_API) $(DESTDIR)$(DOC_DIR)/docs/api/
 	install -m 644 generated/docs/libraries.md $(DESTDIR)$(DOC_DIR)/generated/docs/
 	install -m 644 $(DOC_EXAMPLES) $(DESTDIR)$(DOC_DIR)/examples/

@@ -62,8 +62,8 @@ int main(int argc, char **argv)
         per_call = (now() - start) / (double)calls;
         best_cubind = per_call < best_cubind ? per_call : best_cubind;
     }
-    printf("cublasGetProperty (%s %d.%d.%d), %ld calls, best of 5 rounds:\n", info.soname, info.version_major,
-           info.version_minor, info.version_patch, calls);
+    printf("cublasGetProperty (%s %s), %ld calls, best of 5 rounds:\n", info.soname,
+           info.version_text != NULL ? info.version_text : "(version unknown)", calls);
     printf("  direct call through a dlsym pointer   %6.2f ns/call\n", best_direct);
     printf("  cubind_cublas_get_property            %6.2f ns/call\n", best_cubind);
     printf("  wrapper overhead                      %6.2f ns/call\n", best_cubind - best_direct);

@@ -1,8 +1,8 @@
 /*
  * loader/info.c - what cubind tells of its libraries and functions: cubind_library_info,
- * cubind_function_info, cubind_function_available, cubind_require_release, names and version.
+ * cubind_function_info, cubind_function_available, cubind_require_release, names, sonames and version.
  * Layer 8, above library.c (7), which it asks to load and resolve; it reads the generated tables
- * and the releases' (releases, 2) and records errors (error, 2).
+ * and the releases' (releases, 2), tells sonames by family (family, 2) and records errors (error, 2).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -13,6 +13,7 @@
 #include "cubind/version.h"
 
 #include "error.h"
+#include "family.h"
 #include "internal.h"
 #include "library.h"
 #include "opened.h"
@@ -149,6 +150,9 @@ cubind_error_kind cubind_library_info(cubind_library library, struct cubind_libr
         out.version_minor = lib->version[1];
         out.version_patch = lib->version[2];
         out.version_source = lib->version_source;
+        out.version_origin = (cubind_version_origin)lib->version_origin;
+        out.version_detail = lib->version_detail;
+        out.version_text = lib->version[0] >= 0 ? lib->version_text : NULL;
         out.release = cubind__release_name(library, cubind__release_in_use(library));
         out.release_note = release_note(library);
     }
@@ -186,7 +190,7 @@ int cubind_function_available(const char *name)
     size_t index;
     cubind__resolution r;
     if (!find_function(name, &library, &index))
-        return 0; /* cubind_function_info tells an unknown name from a missing function */
+        return CUBIND_FUNCTION_NAME_UNKNOWN;
     if (cubind__ensure_loaded(library) != CUBIND__LOAD_OK)
         return 0;
     cubind__resolve_in_release(library, cubind__symbols(library), index, &r);
@@ -310,6 +314,15 @@ cubind_library cubind_library_from_name(const char *name)
     int lib;
     for (lib = 0; name != NULL && lib < CUBIND_LIBRARY_COUNT; ++lib)
         if (strcmp(name, cubind__libraries[lib].name) == 0)
+            return (cubind_library)lib;
+    return CUBIND_LIB_NONE;
+}
+
+cubind_library cubind_library_from_soname(const char *soname)
+{
+    int lib;
+    for (lib = 0; soname != NULL && lib < CUBIND_LIBRARY_COUNT; ++lib)
+        if (cubind__soname_in_family(&cubind__libraries[lib], soname))
             return (cubind_library)lib;
     return CUBIND_LIB_NONE;
 }

@@ -89,12 +89,21 @@ static void version_text(const int version[3], char *number)
     number[at] = '\0';
 }
 
+/* The origin of a version read from the file name `base` (`parts` parts of it): the escaped name, or none. */
+static void from_file_name(cubind__opened *out, int parts, const char *base)
+{
+    out->version_origin = parts > 0 ? CUBIND_VERSION_ORIGIN_FILE_NAME : CUBIND_VERSION_ORIGIN_NONE;
+    out->version_detail = parts > 0 ? cubind__escaped_copy(base) : NULL;
+}
+
 void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, const cubind__version_answer *answer)
 {
     cubind__strbuf text = {0};
     char number[48];
     int n;
     out->version[0] = out->version[1] = out->version[2] = -1;
+    out->version_origin = CUBIND_VERSION_ORIGIN_NONE;
+    out->version_detail = NULL;
     if (d->version_query_name[0] != '\0') {
         int status = 0, failed = 0, exported, version[3] = {-1, -1, -1};
         if (answer->handle != NULL && answer->handle == out->handle) {
@@ -111,6 +120,8 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, co
         if (exported && !failed) {
             memcpy(out->version, version, sizeof version);
             out->version_source = strdup(d->version_query_name);
+            out->version_origin = CUBIND_VERSION_ORIGIN_QUERY;
+            out->version_detail = strdup(d->version_query_name);
         } else {
             /* the file's own name then (CUDA 11's cudaRuntimeGetVersion fails without a driver): the
              * release a library is called as must not be guessed */
@@ -127,6 +138,7 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, co
             if (n == 0)
                 cubind__strbuf_printf(&text, ": version unknown");
             out->version_source = cubind__strbuf_take(&text);
+            from_file_name(out, n, base != NULL ? base + 1 : file);
         }
     } else {
         const char *file = out->real_path != NULL ? out->real_path : out->path;
@@ -137,6 +149,7 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, co
         cubind__strbuf_printf(&text, " (%s has no version query)%s", d->file,
                               n == 0 ? ": version unknown" : "");
         out->version_source = cubind__strbuf_take(&text);
+        from_file_name(out, n, base != NULL ? base + 1 : file);
     }
     version_text(out->version, number);
     out->version_text = strdup(number);

@@ -20,6 +20,8 @@ typedef struct cubind__opened {
     char *soname;          /* DT_SONAME, or NULL */
     int version[3];        /* -1 when unknown */
     char *version_source;
+    int version_origin;    /* cubind_version_origin */
+    char *version_detail;  /* the query's name or the file name; NULL for CUBIND_VERSION_ORIGIN_NONE */
     char *version_text;    /* "13.1.0", "12" or "unknown" */
     size_t segments;       /* the object's PT_LOAD segments, to tell its own symbols from its */
     struct {               /* dependencies' by address (dladdr scans the symbol table) */

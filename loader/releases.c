@@ -119,9 +119,12 @@ int cubind__release_of(cubind_library library, const int version[3], cubind__str
     release = t->release_count == 1 ? 0 : choose(t, version, cubind__libraries[library].serves_every_release);
     if (release < 0) {
         const cubind__release *oldest = cubind__release_at(t, t->release_count - 1);
-        cubind__strbuf_printf(why, "it is older than the oldest release these bindings know (CUDA %s, version "
-                              "%d.%d.%d)", oldest->name, oldest->library_version[0], oldest->library_version[1],
-                              oldest->library_version[2] < 0 ? 0 : oldest->library_version[2]);
+        int part;
+        cubind__strbuf_printf(why, "it is older than the oldest release these bindings know (CUDA %s", oldest->name);
+        /* the parts of its version that are known: "12.0.4", "12" (never "12.-1") */
+        for (part = 0; part < 3 && oldest->library_version[part] >= 0; ++part)
+            cubind__strbuf_printf(why, "%s%d", part ? "." : ", version ", oldest->library_version[part]);
+        cubind__strbuf_printf(why, ")");
         return -1;
     }
     if (minimum != 0 && release_number(cubind__release_at(t, (size_t)release)->name) < minimum) {

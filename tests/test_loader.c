@@ -174,8 +174,14 @@ static int scenario_missing_symbol(void)
     CHECK(cubind_function_available("cublasCreate") == 1);
     CHECK(cubind_function_available("cublasCreate_v2") == 1);
     CHECK(cubind_function_available("cubind_cublas_create") == 1);
-    CHECK(cubind_function_available("cublasDestroy") == 0);
-    CHECK(cubind_function_available("noSuchFunction") == 0);
+    CHECK(cubind_function_available("cublasDestroy") == CUBIND_FUNCTION_NOT_AVAILABLE);
+    /* a name cubind does not bind is told from a function it binds but cannot call */
+    CHECK(cubind_function_available("noSuchFunction") == CUBIND_FUNCTION_NAME_UNKNOWN);
+    CHECK(cubind_function_available("cubind_cublas_no_such_function") == CUBIND_FUNCTION_NAME_UNKNOWN);
+    CHECK(cubind_function_available("") == CUBIND_FUNCTION_NAME_UNKNOWN);
+    CHECK(cubind_function_available(NULL) == CUBIND_FUNCTION_NAME_UNKNOWN);
+    CHECK(cubind_function_available("cublasCreate") == CUBIND_FUNCTION_AVAILABLE);
+    CHECK(cubind_last_error()->kind == CUBIND_OK); /* records no error */
     CHECK(cubind_cublas_destroy(NULL) == CUBLAS_STATUS_NOT_SUPPORTED);
     error = cubind_last_error();
     CHECK(error->kind == CUBIND_ERROR_SYMBOL_NOT_FOUND);
@@ -276,9 +282,14 @@ static int scenario_versions(void)
     struct cubind_library_info info = {.size = sizeof info};
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(info.version_major == 99 && info.version_minor == 8 && info.version_patch == 7);
+    CHECK(info.version_origin == CUBIND_VERSION_ORIGIN_QUERY);
+    CHECK(same(info.version_detail, "cublasGetProperty") && same(info.version_text, "99.8.7"));
     CHECK(cubind_library_info(CUBIND_LIB_CUSOLVERMG, &info) == CUBIND_OK);
     CHECK(info.version_major == 12 && info.version_minor == -1 && info.version_patch == -1);
     CHECK(contains(info.version_source, "file name libcusolverMg.so.12"));
+    /* an unknown part is not printed: "12", never "12.-1.-1" */
+    CHECK(info.version_origin == CUBIND_VERSION_ORIGIN_FILE_NAME);
+    CHECK(same(info.version_detail, "libcusolverMg.so.12") && same(info.version_text, "12"));
     return 0;
 }
 
@@ -294,6 +305,8 @@ static int scenario_version_fails(void)
     CHECK(contains(info.version_source, "file name "));
     CHECK(contains(info.version_source, name));
     CHECK(contains(info.version_source, "cublasGetProperty failed with CUBLAS_STATUS_EXECUTION_FAILED (13)"));
+    CHECK(info.version_origin == CUBIND_VERSION_ORIGIN_FILE_NAME && same(info.version_detail, name));
+    CHECK(info.version_text != NULL && strchr(info.version_text, '-') == NULL);
     return 0;
 }
 
@@ -320,6 +333,7 @@ static int scenario_version_too_old(void)
     CHECK(info.found == 0);
     CHECK(contains(info.error, "older than the oldest release these bindings know"));
     CHECK(contains(info.error, "1.2.3"));
+    CHECK(!contains(info.error, ".-1")); /* only the known parts of a version are written */
     return 0;
 }
 
@@ -645,11 +659,32 @@ static void test_status_names(void **state)
 static void test_library_names(void **state)
 {
     int lib;
+    size_t i, j;
     (void)state;
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib)
         assert_int_equal(cubind_library_from_name(cubind_library_name((cubind_library)lib)), lib);
     assert_null(cubind_library_name(CUBIND_LIBRARY_COUNT));
     assert_int_equal(cubind_library_from_name("no-such-library"), CUBIND_LIB_NONE);
+    /* a DT_NEEDED name: each configured soname, another version of it, its file's full version */
+    for (i = 0; i < cubind_test_library_count; ++i) {
+        const struct cubind_test_library *c = &cubind_test_libraries[i];
+        char other[256];
+        for (j = 0; j < c->soname_count; ++j) {
+            assert_int_equal(cubind_library_from_soname(c->sonames[j]), c->library);
+            snprintf(other, sizeof other, "%.*s.so.99", (int)(strstr(c->sonames[j], ".so") - c->sonames[j]),
+                     c->sonames[j]);
+            assert_int_equal(cubind_library_from_soname(other), c->library);
+            snprintf(other, sizeof other, "%s.4.5", c->sonames[j]);
+            assert_int_equal(cubind_library_from_soname(other), c->library);
+            /* a longer name with the same start is another library's (libcublasLt is not libcublas) */
+            snprintf(other, sizeof other, "%.*sX.so.1", (int)(strstr(c->sonames[j], ".so") - c->sonames[j]),
+                     c->sonames[j]);
+            assert_int_equal(cubind_library_from_soname(other), CUBIND_LIB_NONE);
+        }
+    }
+    assert_int_equal(cubind_library_from_soname("libc.so.6"), CUBIND_LIB_NONE);
+    assert_int_equal(cubind_library_from_soname(""), CUBIND_LIB_NONE);
+    assert_int_equal(cubind_library_from_soname(NULL), CUBIND_LIB_NONE);
     assert_int_equal(cubind_load((cubind_library)42), CUBIND_ERROR_INVALID_ARGUMENT);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_INVALID_ARGUMENT);
 }

@@ -258,8 +258,13 @@ test-valgrind: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(TEST_BUI
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    CUBIND_TEST_ROUNDS=4 $(RESULTS) --variant valgrind run test_faults cmocka -- $(VALGRIND) $(TEST_BUILD)/test_faults
 
-test-probe: $(PROBE) deps-test
-	CUBIND_PROBE=$(abspath $(PROBE)) $(RESULTS) run tests/probe pytest -- $(PYTHON) -m pytest -q tests/probe
+# The probe as a user runs it, on this machine's libraries, on the mocks and the half mocks; --check
+# on programs the tests build with $(CC) against $(BUILD) (tests/probe/test_check.py).
+test-probe: $(PROBE) $(MOCKS) $(HALF_MOCKS) deps-test
+	CUBIND_PROBE=$(abspath $(PROBE)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
+	    CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) CUBIND_TEST_BUILD=$(abspath $(BUILD)) \
+	    CUBIND_TEST_CC="$(CC) $(LDFLAGS_SAN)" \
+	    $(RESULTS) run tests/probe pytest -- $(PYTHON) -m pytest -q tests/probe
 
 # libcubind.so needs no CUDA library to load: it opens them itself.
 test-link: $(LIBRARY_SO)
@@ -381,7 +386,7 @@ test-consumers: all $(INSTALL_DATA) deps-test
 	@cd $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX) && for f in lib/$(REALNAME) lib/$(SONAME) lib/libcubind.so lib/libcubind.a \
 	        lib/pkgconfig/cubind.pc lib/cmake/cubind/cubindConfig.cmake lib/cmake/cubind/cubindConfigVersion.cmake \
 	        bin/cubind-probe include/cubind/cubind.h include/cubind/version.h share/cubind/cdef/cubind.h \
-	        share/cubind/ir.schema.json $(addprefix share/cubind/cdef/,$(notdir $(CDEF_FILES))) \
+	        share/cubind/ir.schema.json share/cubind/probe.schema.json $(addprefix share/cubind/cdef/,$(notdir $(CDEF_FILES))) \
 	        $(addprefix share/cubind/ir/,$(notdir $(IR_FILES))) $(addprefix include/cubind/,$(notdir $(BUILT_HEADERS))); do \
 	    [ -e "$$f" ] || { echo "test-consumers: $(PACKAGE_PREFIX)/$$f not installed"; exit 1; }; done
 	@[ "$$(readlink $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/lib/$(SONAME))" = "$(REALNAME)" ] && \

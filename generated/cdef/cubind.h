@@ -6323,6 +6323,12 @@ struct cubind_error {
 };
 typedef struct cubind_error cubind_error;
 typedef void (*cubind_error_handler)(const cubind_error *error, void *user);
+enum cubind_version_origin {
+    CUBIND_VERSION_ORIGIN_NONE = 0,
+    CUBIND_VERSION_ORIGIN_QUERY = 1,
+    CUBIND_VERSION_ORIGIN_FILE_NAME = 2
+};
+typedef enum cubind_version_origin cubind_version_origin;
 struct cubind_library_info {
     size_t size;
     cubind_library library;
@@ -6344,11 +6350,20 @@ struct cubind_library_info {
     const char *release;
     const char *releases;
     const char *release_note;
+    cubind_version_origin version_origin;
+    const char *version_detail;
+    const char *version_text;
 };
 cubind_error_kind cubind_load(cubind_library library);
 cubind_error_kind cubind_set_library_path(cubind_library library, const char *path);
 cubind_error_kind cubind_set_library_handle(cubind_library library, void *handle);
 cubind_error_kind cubind_library_info(cubind_library library, struct cubind_library_info *info);
+enum cubind_availability {
+    CUBIND_FUNCTION_NAME_UNKNOWN = -1,
+    CUBIND_FUNCTION_NOT_AVAILABLE = 0,
+    CUBIND_FUNCTION_AVAILABLE = 1
+};
+typedef enum cubind_availability cubind_availability;
 int cubind_function_available(const char *name);
 enum cubind_function_state {
     CUBIND_FUNCTION_UNKNOWN = 0,
@@ -6379,6 +6394,7 @@ void cubind_set_error_handler(cubind_error_handler handler, void *user);
 const char *cubind_status_name(cubind_library library, int status);
 const char *cubind_library_name(cubind_library library);
 cubind_library cubind_library_from_name(const char *name);
+cubind_library cubind_library_from_soname(const char *soname);
 const char *cubind_version(void);
 
 /* cublas: 539 wrappers */

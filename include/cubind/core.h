@@ -100,6 +100,17 @@ typedef struct cubind_error {
  */
 typedef void (*cubind_error_handler)(const cubind_error *error, void *user);
 
+/* Where the version of a loaded library (struct cubind_library_info) comes from. */
+typedef enum cubind_version_origin {
+    CUBIND_VERSION_ORIGIN_NONE = 0,      /* no version: the library is not loaded, or neither its version
+                                            query nor its file name tells one */
+    CUBIND_VERSION_ORIGIN_QUERY = 1,     /* asked of the library itself: version_detail names the function
+                                            ("cublasGetProperty") */
+    CUBIND_VERSION_ORIGIN_FILE_NAME = 2  /* read from its file name ("libcusolverMg.so.12.0.4.66", with symbolic
+                                            links resolved; version_detail): the library has no version query,
+                                            does not export it, or the query failed (version_source says which) */
+} cubind_version_origin;
+
 /* What cubind knows of one library; see cubind_library_info. Strings stay valid for
  * the life of the process (libraries are never unloaded).
  * Extensible: set `size` to sizeof(struct cubind_library_info) before the call. cubind
@@ -121,7 +132,9 @@ struct cubind_library_info {
     int version_major;         /* -1 when unknown */
     int version_minor;         /* -1 when unknown */
     int version_patch;         /* -1 when unknown */
-    const char *version_source; /* how the version was obtained, e.g. "cublasGetProperty" */
+    const char *version_source; /* how the version was obtained, in words: "cublasGetProperty", or "file name
+                                   libcudart.so.11.8.89 (cudaRuntimeGetVersion failed with ...)"; NULL when not
+                                   loaded. A program tells the ways apart by version_origin (since 0.4) */
     size_t functions;          /* wrappers cubind has for this library */
     size_t functions_found;    /* of those, symbols the loaded library exports */
     size_t functions_missing;  /* functions - functions_found (all of them when not found) */
@@ -136,6 +149,12 @@ struct cubind_library_info {
     const char *release_note;  /* when libraries it is used with (cuBLAS and cuBLASLt; cuSOLVER and the
                                   cuBLAS, cuSPARSE, nvJitLink it needs; NVRTC and nvJitLink) are loaded
                                   from another release: which and why it matters; else NULL */
+    /* Since 0.4: */
+    cubind_version_origin version_origin; /* where the version comes from: a fixed value */
+    const char *version_detail; /* the query function asked ("cublasGetProperty") or the file name the version was
+                                   read from ("libcublas.so.13.1.0.3"); NULL for CUBIND_VERSION_ORIGIN_NONE */
+    const char *version_text;   /* the known parts of the version: "13.1.0", "13.0" or "12"; NULL when no part is
+                                   known (print this rather than the three numbers, of which -1 means unknown) */
 };
 
 /*
@@ -188,10 +207,23 @@ CUBIND_API cubind_error_kind cubind_library_info(cubind_library library, struct 
 #endif
 
 /*
- * cubind_function_available - 1 when the function can be called: its library loads and
- * exports the symbol, else 0. `name` is the C API name ("cublasSgemm"), the exported
- * symbol ("cublasSgemm_v2") or the cubind name ("cubind_cublas_sgemm"). Records no error.
+ * cubind_function_available - whether a function can be called in this process.
+ * @name  the C API name ("cublasSgemm"), the exported symbol ("cublasSgemm_v2") or the cubind name
+ *        ("cubind_cublas_sgemm").
+ * Returns a value of cubind_availability, as an int: CUBIND_FUNCTION_AVAILABLE (1) when it can be called
+ * (its library loads and has it in the release it is called as); CUBIND_FUNCTION_NOT_AVAILABLE (0) when
+ * cubind binds it but it cannot be called here (its library is not found, or lacks or refuses it:
+ * cubind_function_info says why); CUBIND_FUNCTION_NAME_UNKNOWN (-1) when cubind binds no function of that
+ * name (a misspelling, a function of another library or of a newer CUDA), NULL included.
+ * Since 0.4 an unknown name is -1, no longer 0: compare with CUBIND_FUNCTION_AVAILABLE (`== 1`) rather
+ * than testing the result's truth, in every language (ctypes, cffi, LuaJIT and Julia see a plain int;
+ * the values are in constants.json). Records no error.
  */
+typedef enum cubind_availability {
+    CUBIND_FUNCTION_NAME_UNKNOWN = -1, /* cubind binds no function of that name */
+    CUBIND_FUNCTION_NOT_AVAILABLE = 0, /* a function cubind binds that cannot be called here */
+    CUBIND_FUNCTION_AVAILABLE = 1      /* it can be called */
+} cubind_availability;
 CUBIND_API int cubind_function_available(const char *name);
 
 /* What cubind_function_info says of a function in this process. */
@@ -266,6 +298,14 @@ CUBIND_API const char *cubind_library_name(cubind_library library);
 
 /* The library of that name, or CUBIND_LIB_NONE. */
 CUBIND_API cubind_library cubind_library_from_name(const char *name);
+
+/*
+ * cubind_library_from_soname - the library a soname is of ("libcublas.so.13", or another version of
+ * it: "libcublas.so.12", "libcublas.so"), as read from a program's DT_NEEDED; CUBIND_LIB_NONE for a
+ * soname of no library cubind binds ("libcublasLt.so.13" is cuBLASLt's, not cuBLAS's), and for NULL.
+ * Loads nothing. Since 0.4.
+ */
+CUBIND_API cubind_library cubind_library_from_soname(const char *soname);
 
 /* cubind's own version, "MAJOR.MINOR.PATCH". */
 CUBIND_API const char *cubind_version(void);

@@ -22,10 +22,10 @@ int main(void)
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
         struct cubind_library_info info = {.size = sizeof info}; /* the caller says how much it has */
         cubind_error_kind kind = cubind_library_info((cubind_library)lib, &info);
-        printf("%s: kind %d found %d soname %s version %d.%d.%d functions %zu missing %zu\n",
+        printf("%s: kind %d found %d soname %s version %s functions %zu missing %zu\n",
                cubind_library_name((cubind_library)lib), (int)kind, info.found,
-               info.soname != NULL ? info.soname : "-", info.version_major, info.version_minor,
-               info.version_patch, info.functions, info.functions_missing);
+               info.soname != NULL ? info.soname : "-", info.version_text != NULL ? info.version_text : "-",
+               info.functions, info.functions_missing);
     }
     cubind_clear_error();
     status = cubind_curand_get_version(&version);

@@ -18,10 +18,9 @@ for lib = 0, cubind.CUBIND_LIBRARY_COUNT - 1 do
     local info = ffi.new("struct cubind_library_info")
     info.size = ffi.sizeof(info) -- the caller says how much it has
     local kind = cubind.cubind_library_info(lib, info)
-    io.write(string.format("%s: kind %d found %d soname %s version %d.%d.%d functions %d missing %d\n",
+    io.write(string.format("%s: kind %d found %d soname %s version %s functions %d missing %d\n",
         ffi.string(cubind.cubind_library_name(lib)), tonumber(kind), info.found, str(info.soname),
-        info.version_major, info.version_minor, info.version_patch,
-        tonumber(info.functions), tonumber(info.functions_missing)))
+        str(info.version_text), tonumber(info.functions), tonumber(info.functions_missing)))
 end
 cubind.cubind_clear_error()
 local version = ffi.new("int[1]")

@@ -18,10 +18,9 @@ fn main() {
             let mut info: cubind_library_info = std::mem::zeroed();
             info.size = std::mem::size_of::<cubind_library_info>() as _; // the caller says how much it has
             let kind = cubind_library_info(lib as cubind_library, &mut info);
-            println!("{}: kind {} found {} soname {} version {}.{}.{} functions {} missing {}",
+            println!("{}: kind {} found {} soname {} version {} functions {} missing {}",
                      text(cubind_library_name(lib as cubind_library)), kind as i32, info.found, text(info.soname),
-                     info.version_major, info.version_minor, info.version_patch,
-                     info.functions, info.functions_missing);
+                     text(info.version_text), info.functions, info.functions_missing);
         }
         cubind_clear_error();
         let mut version: i32 = 0;

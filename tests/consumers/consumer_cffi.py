@@ -23,7 +23,7 @@ for lib in range(cubind.CUBIND_LIBRARY_COUNT):
     info.size = ffi.sizeof("struct cubind_library_info")  # the caller says how much it has
     kind = cubind.cubind_library_info(lib, info)
     print(f"{text(cubind.cubind_library_name(lib))}: kind {kind} found {info.found} soname {text(info.soname)} "
-          f"version {info.version_major}.{info.version_minor}.{info.version_patch} "
+          f"version {text(info.version_text)} "
           f"functions {info.functions} missing {info.functions_missing}")
 cubind.cubind_clear_error()
 version = ffi.new("int *")

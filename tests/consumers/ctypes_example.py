@@ -75,6 +75,17 @@ def text(b: bytes | None) -> str:
     return b.decode() if b is not None else "-"
 
 
+def version_text(info: LibraryInfo) -> str:
+    """The known parts ("13.0", "12"), as cubind's version_text (a later field than this structure
+    declares): -1 is a part that is not known."""
+    parts = []
+    for part in (info.version_major, info.version_minor, info.version_patch):
+        if part < 0:
+            break
+        parts.append(str(part))
+    return ".".join(parts) or "-"
+
+
 count = K["CUBIND_LIBRARY_COUNT"]
 print(f"cubind {text(cubind.cubind_version())}, {count} libraries")
 for lib in range(count):
@@ -82,7 +93,7 @@ for lib in range(count):
     info.size = C.sizeof(info)  # the caller says how much it has
     kind = cubind.cubind_library_info(lib, C.byref(info))
     print(f"{text(cubind.cubind_library_name(lib))}: kind {kind} found {info.found} soname {text(info.soname)} "
-          f"version {info.version_major}.{info.version_minor}.{info.version_patch} "
+          f"version {version_text(info)} "
           f"functions {info.functions} missing {info.functions_missing}")
 
 cubind.cubind_clear_error()

@@ -147,8 +147,9 @@ static void test_library_info(void **state)
         assert_int_equal(info.found, 1);
         assert_non_null(info.real_path);
         assert_true(info.version_major >= 0);
-        print_message("%-11s %d.%d.%d  %s (found by %s; version from %s)\n", info.name, info.version_major,
-                      info.version_minor, info.version_patch, info.real_path, info.found_by, info.version_source);
+        print_message("%-11s %s  %s (found by %s; version from %s)\n", info.name,
+                      info.version_text != NULL ? info.version_text : "(version unknown)", info.real_path, info.found_by,
+                      info.version_source);
     }
 }
 

@@ -1,15 +1,19 @@
-"""cubind-probe, as a user runs it: text, --json, exit status, a library that is not there.
+"""cubind-probe, as a user runs it: text, --json (checked against docs/probe.schema.json), exit
+status, --help, --version, a library that is not there, the mocks and the half mocks.
 
 Needs the built probe (build/bin/cubind-probe, or $CUBIND_PROBE) and the CUDA libraries of
-this machine; `make test-probe` runs it after the build.
+this machine; `make test-probe` runs it after the build, with the mock trees it names in
+$CUBIND_TEST_MOCK_DIR and $CUBIND_TEST_HALF_MOCK_DIR (tests that need them are skipped without).
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,7 +23,13 @@ from generator import config  # noqa: E402  (the libraries come from the configu
 PROBE = Path(os.environ.get("CUBIND_PROBE", ROOT / "build" / "bin" / "cubind-probe"))
 LIBRARIES = {lib.name: lib for lib in config.load().libraries}
 NAMES = list(LIBRARIES)
-KEYS = {"name", "found", "path", "soname", "version", "functions", "functions_found", "missing", "error"}
+KEYS = {"name", "found", "path", "soname", "version", "version_text", "version_source", "version_detail",
+        "version_note", "functions", "functions_found", "missing", "release", "release_text", "releases",
+        "releases_text", "not_callable", "error"}
+SCHEMA = json.loads((ROOT / "docs" / "probe.schema.json").read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
+MOCK_DIR = os.environ.get("CUBIND_TEST_MOCK_DIR")
+HALF_MOCK_DIR = os.environ.get("CUBIND_TEST_HALF_MOCK_DIR")
 
 
 def probe(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -28,11 +38,39 @@ def probe(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
                           timeout=60)
 
 
+def validated(stdout: str) -> dict:
+    """The JSON report, checked against the schema of docs/."""
+    document = json.loads(stdout)
+    VALIDATOR.validate(document)
+    return document
+
+
+def mock_env(directory: str | None) -> dict[str, str]:
+    """CUBIND_<LIB>_PATH of every library to its mock in `directory` (named by the newest soname)."""
+    if directory is None:
+        pytest.skip("no mock tree: make test-probe builds the mocks and names them")
+    env = {lib.env_var: str(Path(directory) / lib.sonames[0]) for lib in LIBRARIES.values()}
+    for path in env.values():
+        assert Path(path).is_file(), path
+    return env
+
+
+def header_version() -> tuple[int, int, int]:
+    """cubind's version, as include/cubind/version.h defines it."""
+    text = (ROOT / "include" / "cubind" / "version.h").read_text()
+    return tuple(int(re.search(rf"#define CUBIND_VERSION_{part} (\d+)", text).group(1))  # type: ignore[union-attr]
+                 for part in ("MAJOR", "MINOR", "PATCH"))
+
+
 @pytest.fixture(scope="module")
 def report() -> dict:
     result = probe("--json")
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    return validated(result.stdout)
+
+
+def test_the_schema_is_a_valid_draft_2020_12_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
 
 
 def test_json_lists_every_library_in_order(report: dict) -> None:
@@ -41,18 +79,56 @@ def test_json_lists_every_library_in_order(report: dict) -> None:
         assert KEYS <= set(lib)
 
 
+def text_of(version: dict | None) -> str | None:
+    """{"major":13,"minor":0,"patch":null} -> "13.0"."""
+    if version is None:
+        return None
+    parts = [version[k] for k in ("major", "minor", "patch")]
+    known = parts[:parts.index(None)] if None in parts else parts
+    assert all(p is None for p in parts[len(known):]), version  # no part known after an unknown one
+    return ".".join(str(p) for p in known)
+
+
+def test_versions_are_integers_beside_their_text(report: dict) -> None:
+    major, minor, patch = header_version()
+    assert report["cubind_version"] == {"major": major, "minor": minor, "patch": patch}
+    assert report["cubind_version_text"] == f"{major}.{minor}.{patch}"
+    assert text_of(report["cuda_headers"]) == report["cuda_headers_text"]
+    for lib in report["libraries"]:
+        assert text_of(lib["version"]) == lib["version_text"], lib["name"]
+        assert text_of(lib["release"]) == lib["release_text"], lib["name"]
+        assert ", ".join(text_of(r) for r in lib["releases"]) == lib["releases_text"]
+        assert "-1" not in json.dumps(lib["version"])
+
+
 def test_found_libraries_are_described(report: dict) -> None:
     for lib in report["libraries"]:
         if not lib["found"]:
+            # "missing" and the version are told only of a library that was found
             assert lib["error"] and lib["path"] is None
+            assert lib["missing"] is None and lib["not_callable"] is None
+            assert lib["version"] is None and lib["version_source"] is None
             continue
         configured = LIBRARIES[lib["name"]]
         assert lib["path"].startswith("/") and lib["error"] is None
         assert lib["soname"] in configured.sonames
         if configured.soname_versioned:
-            assert lib["version"].split(".")[0] == lib["soname"].rsplit(".", 1)[1]
+            assert lib["version"]["major"] == int(lib["soname"].rsplit(".", 1)[1])
         assert lib["functions_found"] + len(lib["missing"]) == lib["functions"] > 0
         assert len(set(lib["missing"])) == len(lib["missing"])
+        check_version_source(lib, configured)
+
+
+def check_version_source(lib: dict, configured) -> None:
+    """version_source is a fixed word; version_detail the function asked or the file name read."""
+    if lib["version_source"] == "query":
+        assert lib["version_detail"] == configured.version.function == lib["version_note"]
+    elif lib["version_source"] == "file-name":
+        assert lib["version_detail"] == Path(lib["real_path"]).name
+        assert lib["version_detail"] in lib["version_note"]
+        assert lib["version_text"] in lib["version_detail"]
+    else:
+        assert lib["version_source"] == "none" and lib["version"] is None and lib["version_detail"] is None
 
 
 def test_the_text_report_agrees(report: dict) -> None:
@@ -61,7 +137,7 @@ def test_the_text_report_agrees(report: dict) -> None:
     for lib in report["libraries"]:
         if lib["found"]:
             assert f"{lib['functions_found']} of {lib['functions']} callable" in text.stdout
-            assert f"called as: CUDA {lib['release']} (these bindings know {lib['releases']})" in text.stdout
+            assert f"called as: CUDA {lib['release_text']} (these bindings know {lib['releases_text']})" in text.stdout
             states = {f["name"]: f for f in lib["not_callable"]}
             assert set(states) == set(lib["missing"])
             for name in lib["missing"]:
@@ -70,16 +146,76 @@ def test_the_text_report_agrees(report: dict) -> None:
 
 
 def test_a_missing_library_is_reported_and_exit_is_zero() -> None:
-    result = probe("--json", env={"CUBIND_CUFFT_PATH": "/nonexistent/libcufft.so.12"})
+    cufft_lib = LIBRARIES["cufft"]
+    missing = f"/nonexistent/{cufft_lib.sonames[0]}"
+    result = probe("--json", env={cufft_lib.env_var: missing})
     assert result.returncode == 0
-    cufft = next(lib for lib in json.loads(result.stdout)["libraries"] if lib["name"] == "cufft")
-    assert cufft["found"] is False and cufft["version"] is None and cufft["missing"] == []
-    assert "/nonexistent/libcufft.so.12" in cufft["error"]
+    cufft = next(lib for lib in validated(result.stdout)["libraries"] if lib["name"] == "cufft")
+    assert cufft["found"] is False and cufft["version"] is None and cufft["missing"] is None
+    assert missing in cufft["error"]
+
+
+def test_on_the_mocks_every_function_is_callable() -> None:
+    env = mock_env(MOCK_DIR)
+    result = probe("--json", env=env)
+    assert result.returncode == 0, result.stderr
+    for lib in validated(result.stdout)["libraries"]:
+        assert lib["found"] and lib["path"] == env[LIBRARIES[lib["name"]].env_var]
+        assert lib["missing"] == [] and lib["functions_found"] == lib["functions"]
+        check_version_source(lib, LIBRARIES[lib["name"]])
+
+
+def test_on_the_half_mocks_the_missing_functions_are_listed() -> None:
+    result = probe("--json", env=mock_env(HALF_MOCK_DIR))
+    assert result.returncode == 0, result.stderr
+    text = probe(env=mock_env(HALF_MOCK_DIR)).stdout
+    for lib in validated(result.stdout)["libraries"]:
+        assert lib["found"]
+        if lib["functions"] > 1:  # the half mock exports every other symbol
+            assert lib["missing"] and len(lib["missing"]) < lib["functions"], lib["name"]
+        assert [f["name"] for f in lib["not_callable"]] == lib["missing"]
+        for f in lib["not_callable"]:
+            assert f"{f['state']}: {f['name']}" in text
+
+
+def test_version_prints_both_versions() -> None:
+    major, minor, patch = header_version()
+    result = probe("--version")
+    assert result.returncode == 0 and result.stderr == ""
+    version = f"{major}.{minor}.{patch}"
+    assert result.stdout.startswith(f"cubind-probe {version} (libcubind {version}, ")
+    assert result.stdout.count("\n") == 1
+
+
+def options_of(usage: str) -> set[str]:
+    return set(re.findall(r"^  (?:-\w, )?(--[a-z-]+)", usage, re.MULTILINE))
+
+
+def test_help_lists_every_option_and_exit_status() -> None:
+    result = probe("--help")
+    assert result.returncode == 0 and result.stdout.startswith("usage: cubind-probe")
+    assert probe("-h").stdout == result.stdout
+    options = options_of(result.stdout)
+    assert {"--json", "--check", "--version", "--help"} <= options
+    documented = (ROOT / "docs" / "probe.md").read_text()
+    for option in options:  # docs/probe.md tells every option
+        assert f"`{option}" in documented, option
+    statuses = re.findall(r"^  (\d+)  ", result.stdout, re.MULTILINE)
+    assert statuses == sorted(statuses, key=int) and statuses[:3] == ["0", "1", "2"]
+    for status in statuses:  # and every exit status
+        assert re.search(rf"^\| {status} \|", documented, re.MULTILINE), status
+
+
+@pytest.mark.parametrize("args", [("--bogus",), ("--check",), ("--json=yes",), ("-x",), ("--jso",)])
+def test_a_bad_command_line_exits_2(args: tuple) -> None:
+    result = probe(*args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("cubind-probe: ")
 
 
 def test_odd_bytes_in_a_path_keep_the_json_valid() -> None:
     result = probe("--json", env={"CUBIND_CURAND_PATH": "/nonexistent/\"quoted\"\\dir/libcurand.so.10"})
-    curand = next(lib for lib in json.loads(result.stdout)["libraries"] if lib["name"] == "curand")
+    curand = next(lib for lib in validated(result.stdout)["libraries"] if lib["name"] == "curand")
     assert '"quoted"' in curand["error"]
 
 
@@ -89,11 +225,7 @@ def test_an_ld_so_cache_that_is_a_fifo_does_not_block(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     result = probe("--json", env={"CUBIND_LD_SO_CACHE": str(fifo)})
     assert result.returncode == 0, result.stderr
-    assert [lib["name"] for lib in json.loads(result.stdout)["libraries"]] == NAMES
-
-
-def test_a_bad_command_line_exits_2() -> None:
-    assert probe("--bogus").returncode == 2
+    assert [lib["name"] for lib in validated(result.stdout)["libraries"]] == NAMES
 
 
 def _real_path(report: dict, name: str) -> str:
@@ -114,7 +246,7 @@ def test_a_utf8_path_is_kept_as_utf8_in_json(report: dict, tmp_path: Path) -> No
     result = _probe_bytes("--json", env={b"CUBIND_CURAND_PATH": bytes(directory / "libcurand.so.10")})
     assert result.returncode == 0
     assert "café".encode() in result.stdout  # as UTF-8, not \u00c3\u00a9
-    curand = next(lib for lib in json.loads(result.stdout)["libraries"] if lib["name"] == "curand")
+    curand = next(lib for lib in validated(result.stdout)["libraries"] if lib["name"] == "curand")
     assert curand["found"] is True
     assert curand["path"] == str(directory / "libcurand.so.10")  # a path that exists
     assert curand["path_bytes"] is None
@@ -127,7 +259,7 @@ def test_bytes_that_are_not_utf8_are_replaced_and_given_in_hex(report: dict, tmp
     os.symlink(_real_path(report, "curand"), path)
     result = _probe_bytes("--json", env={b"CUBIND_CURAND_PATH": path})
     assert result.returncode == 0
-    curand = next(lib for lib in json.loads(result.stdout.decode("utf-8"))["libraries"] if lib["name"] == "curand")
+    curand = next(lib for lib in validated(result.stdout.decode("utf-8"))["libraries"] if lib["name"] == "curand")
     assert curand["path"] == path.decode("utf-8", errors="replace")
     assert bytes.fromhex(curand["path_bytes"]) == path
 

@@ -1,13 +1,12 @@
 /*
  * cubind-probe - which CUDA libraries this machine really has: for each,
  * found or not, where, its soname and version (asked of the library itself),
- * and the functions cubind binds that it does or does not export.
+ * and the functions cubind binds that it does or does not export; with --check FILE,
+ * whether a program or library that uses cubind can run here.
  *
- *     cubind-probe           text
- *     cubind-probe --json    {"libraries":[{"name",...}]} for machines
- *
- * Exit status 0 whenever it ran, whatever it found; 2 for a bad command line; 1 when
- * the report could not be written (a full disk, a closed pipe), with the reason on stderr.
+ * This file reads the command line (the `options` table, from which --help is made) and writes
+ * the report's sections (the `sections` table) in order; each section is a file of tools/probe/
+ * (probe.h says how to add one). Exit statuses: enum probe_exit (probe.h), docs/probe.md.
  *
  * Paths may hold any byte. The text report keeps printable UTF-8 and writes control
  * characters and bytes that are not UTF-8 as \xNN (a path cannot colour the terminal).
@@ -21,166 +20,190 @@
 
 #include "cubind/cubind.h"
 #include "output.h"
+#include "probe.h"
 
-/* "13.1.0", "12" when only the major is known, NULL when unknown. */
-static const char *version_text(const struct cubind_library_info *info, char *buf, size_t size)
+void probe_status(struct probe *probe, int status)
 {
-    if (info->version_major < 0)
-        return NULL;
-    if (info->version_minor < 0)
-        snprintf(buf, size, "%d", info->version_major);
-    else if (info->version_patch < 0)
-        snprintf(buf, size, "%d.%d", info->version_major, info->version_minor);
-    else
-        snprintf(buf, size, "%d.%d.%d", info->version_major, info->version_minor, info->version_patch);
-    return buf;
+    if (status > probe->status)
+        probe->status = status;
 }
 
-/* cubind_function_state as the probe prints it */
-static const char *state_name(cubind_function_state state)
+/* --- the command line ------------------------------------------------------------------------ */
+
+/* What an option does once read; returns 0, or -1 for an argument it refuses (it said why). */
+typedef int (*option_set)(struct probe *probe, const char *argument);
+
+static int set_json(struct probe *probe, const char *argument)
 {
-    switch (state) {
-    case CUBIND_FUNCTION_CALLABLE: return "callable";
-    case CUBIND_FUNCTION_ADAPTED: return "adapted";
-    case CUBIND_FUNCTION_MISSING: return "missing";
-    case CUBIND_FUNCTION_REFUSED: return "refused";
-    case CUBIND_FUNCTION_NOT_LOADED: return "not loaded";
-    default: return "unknown";
-    }
+    (void)argument;
+    probe->json = 1;
+    return 0;
 }
 
-static void print_json(const struct cubind_library_info *infos)
+static int set_check(struct probe *probe, const char *argument)
 {
-    int lib;
+    probe->check = argument;
+    return 0;
+}
+
+/* Set by --help and --version: they print and exit 0 once the whole command line is read. */
+static int want_help, want_version;
+
+static int set_help(struct probe *probe, const char *argument)
+{
+    (void)probe, (void)argument;
+    want_help = 1;
+    return 0;
+}
+
+static int set_version(struct probe *probe, const char *argument)
+{
+    (void)probe, (void)argument;
+    want_version = 1;
+    return 0;
+}
+
+/* The options, in the order --help lists them: one line each. */
+static const struct option {
+    const char *name;     /* "--json" */
+    const char *alias;    /* "-h", or NULL */
+    const char *argument; /* the name of its argument ("FILE"), or NULL when it takes none */
+    const char *help;     /* what it does, for --help */
+    option_set set;
+} options[] = {
+    {"--json", NULL, NULL, "write the report as JSON (its schema: share/cubind/probe.schema.json)", set_json},
+    {"--check", NULL, "FILE", "can the program or library FILE run here? each cubind function and CUDA library it uses",
+     set_check},
+    {"--version", NULL, NULL, "print cubind-probe's and libcubind's versions and exit", set_version},
+    {"--help", "-h", NULL, "print this help and exit", set_help},
+};
+
+/* The exit statuses, for --help (enum probe_exit). */
+static const char *const exit_statuses[] = {
+    "0  the report was written (whatever it found; with --check: FILE can run here)",
+    "1  the report could not be written (a full disk, a closed pipe); the reason on stderr",
+    "2  a bad command line",
+    "3  --check: FILE starts, but some cubind functions it uses cannot be called here",
+    "4  --check: FILE cannot start here (a CUDA library or a cubind symbol or version it needs is missing)",
+    "5  --check: FILE cannot be read as a 64-bit little-endian ELF file",
+};
+
+static void usage(FILE *to)
+{
     size_t i;
-    char version[64];
-    printf("{\"cubind_version\":");
-    json_string(cubind_version());
-    json_member("cuda_headers", CUBIND_CUDA_HEADERS_VERSION_STRING);
-    printf(",\"libraries\":[");
-    for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
-        const struct cubind_library_info *info = &infos[lib];
-        printf("%s\n {\"name\":", lib ? "," : "");
-        json_string(info->name);
-        printf(",\"found\":%s,\"path\":", info->found ? "true" : "false");
-        json_string(info->path);
-        printf(",\"path_bytes\":");
-        json_bytes(info->path);
-        json_member("real_path", info->real_path);
-        printf(",\"real_path_bytes\":");
-        json_bytes(info->real_path);
-        json_member("found_by", info->found_by);
-        json_member("soname", info->soname);
-        json_member("version", version_text(info, version, sizeof version));
-        json_member("version_source", info->version_source);
-        printf(",\"functions\":%zu,\"functions_found\":%zu,\"missing\":[", info->functions, info->functions_found);
-        if (info->found)
-            for (i = 0; i < info->functions_missing; ++i) {
-                if (i)
-                    putchar(',');
-                json_string(info->missing[i]);
-            }
-        printf("],\"release\":");
-        json_string(info->release);
-        json_member("releases", info->releases);
-        json_member("release_note", info->release_note);
-        printf(",\"not_callable\":[");
-        if (info->found)
-            for (i = 0; i < info->functions_missing; ++i) {
-                struct cubind_function_info f = {.size = sizeof f};
-                cubind_function_info(info->missing[i], &f);
-                printf("%s{\"name\":", i ? "," : "");
-                json_string(info->missing[i]);
-                json_member("state", state_name(f.state));
-                json_member("symbol", f.symbol);
-                json_member("reason", f.reason);
-                putchar('}');
-            }
-        printf("],\"error\":");
-        json_string(info->error);
-        putchar('}');
+    fprintf(to, "usage: cubind-probe [OPTION]...\n"
+                "What this machine's CUDA libraries are, as cubind loads them: for each library cubind binds,\n"
+                "found or not, its file, soname, version, the CUDA release it is called as and the functions\n"
+                "it cannot serve. The loader's environment applies (CUBIND_<LIB>_PATH, CUDA_PATH, ...).\n\n");
+    for (i = 0; i < sizeof options / sizeof options[0]; ++i) {
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s%s%s", options[i].alias != NULL ? options[i].alias : "",
+                 options[i].alias != NULL ? ", " : "", options[i].name, options[i].argument != NULL ? " " : "",
+                 options[i].argument != NULL ? options[i].argument : "");
+        fprintf(to, "  %-18s %s\n", left, options[i].help);
     }
-    printf("\n]}\n");
+    fprintf(to, "\nExit status:\n");
+    for (i = 0; i < sizeof exit_statuses / sizeof exit_statuses[0]; ++i)
+        fprintf(to, "  %s\n", exit_statuses[i]);
 }
 
-static void print_text(const struct cubind_library_info *infos)
+/* Read argv into `probe`; 0, or -1 after saying what is wrong. `--opt ARG` and `--opt=ARG` both work. */
+static int read_options(int argc, char **argv, struct probe *probe)
 {
-    int lib;
+    int a;
     size_t i;
-    char version[64];
-    printf("cubind %s (bindings generated from the CUDA %s headers)\n", cubind_version(),
-           CUBIND_CUDA_HEADERS_VERSION_STRING);
-    for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
-        const struct cubind_library_info *info = &infos[lib];
-        const char *v = version_text(info, version, sizeof version);
-        if (!info->found) {
-            printf("\n%-11s not found (%zu functions unavailable)\n    ", info->name, info->functions);
-            text_string(info->error);
-            putchar('\n');
+    for (a = 1; a < argc; ++a) {
+        const char *arg = argv[a], *value = NULL, *eq = strchr(arg, '=');
+        size_t length = eq != NULL && strncmp(arg, "--", 2) == 0 ? (size_t)(eq - arg) : strlen(arg);
+        const struct option *o = NULL;
+        for (i = 0; i < sizeof options / sizeof options[0] && o == NULL; ++i)
+            if ((strlen(options[i].name) == length && strncmp(arg, options[i].name, length) == 0) ||
+                (options[i].alias != NULL && strcmp(arg, options[i].alias) == 0))
+                o = &options[i];
+        if (o == NULL) {
+            fprintf(stderr, "cubind-probe: unknown option %s (cubind-probe --help lists them)\n", arg);
+            return -1;
+        }
+        if (o->argument != NULL) {
+            if (length < strlen(arg))
+                value = arg + length + 1;
+            else if (a + 1 < argc)
+                value = argv[++a];
+            else {
+                fprintf(stderr, "cubind-probe: %s needs an argument, %s\n", o->name, o->argument);
+                return -1;
+            }
+        } else if (length < strlen(arg)) {
+            fprintf(stderr, "cubind-probe: %s takes no argument\n", o->name);
+            return -1;
+        }
+        if (o->set(probe, value) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* --- the report ------------------------------------------------------------------------------ */
+
+/* Which report a section belongs to. */
+enum { REPORT = 1, CHECK = 2 };
+
+/* The sections, in the order they are written: the JSON key, the reports that have it, the writer,
+ * and when it is wanted (NULL: always, in those reports; else only when it answers 1, e.g. after an
+ * option: a section left out has no key in the JSON). */
+static const struct section {
+    const char *key;
+    int reports;
+    void (*write)(struct probe *probe);
+    int (*wanted)(const struct probe *probe);
+} sections[] = {
+    {"libraries", REPORT, libraries_section, NULL},
+    {"check", CHECK, check_section, NULL},
+};
+
+static void write_report(struct probe *probe)
+{
+    int which = probe->check != NULL ? CHECK : REPORT;
+    size_t i;
+    if (probe->json) {
+        printf("{\"cubind_version\":");
+        json_version(CUBIND_VERSION_MAJOR, CUBIND_VERSION_MINOR, CUBIND_VERSION_PATCH);
+        json_member("cubind_version_text", cubind_version());
+        printf(",\"cuda_headers\":");
+        json_version_text(CUBIND_CUDA_HEADERS_VERSION_STRING);
+        json_member("cuda_headers_text", CUBIND_CUDA_HEADERS_VERSION_STRING);
+    } else
+        printf("cubind %s (bindings generated from the CUDA %s headers)\n", cubind_version(),
+               CUBIND_CUDA_HEADERS_VERSION_STRING);
+    for (i = 0; i < sizeof sections / sizeof sections[0]; ++i) {
+        if (!(sections[i].reports & which) || (sections[i].wanted != NULL && !sections[i].wanted(probe)))
             continue;
-        }
-        printf("\n%-11s ", info->name);
-        text_string(info->soname != NULL ? info->soname : "(no soname)");
-        printf("  version %s  (", v != NULL ? v : "unknown");
-        text_string(info->version_source);
-        printf(")\n    path: ");
-        text_string(info->path);
-        if (info->real_path != NULL && strcmp(info->real_path, info->path) != 0) {
-            printf(" -> ");
-            text_string(info->real_path);
-        }
-        printf("\n    found by: %s\n", info->found_by);
-        printf("    called as: CUDA %s (these bindings know %s)\n", info->release != NULL ? info->release : "?",
-               info->releases != NULL ? info->releases : "?");
-        if (info->release_note != NULL) {
-            printf("    mixed releases: ");
-            text_string(info->release_note);
-            putchar('\n');
-        }
-        printf("    functions: %zu of %zu callable, %zu not\n", info->functions_found, info->functions,
-               info->functions_missing);
-        for (i = 0; i < info->functions_missing; ++i) {
-            struct cubind_function_info f = {.size = sizeof f};
-            cubind_function_info(info->missing[i], &f);
-            printf("      %s: %s", state_name(f.state), info->missing[i]);
-            if (f.reason != NULL) {
-                printf(" (");
-                text_string(f.reason);
-                putchar(')');
-            }
-            putchar('\n');
-        }
+        if (probe->json)
+            printf(",\n\"%s\":", sections[i].key);
+        sections[i].write(probe);
     }
+    if (probe->json)
+        printf("}\n");
 }
 
 int main(int argc, char **argv)
 {
-    struct cubind_library_info infos[CUBIND_LIBRARY_COUNT];
-    int json = 0, lib;
-    if (argc == 2 && strcmp(argv[1], "--json") == 0)
-        json = 1;
-    else if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: cubind-probe [--json]\n");
-        return 0;
-    } else if (argc != 1) {
-        fprintf(stderr, "usage: cubind-probe [--json]\n");
-        return 2;
-    }
-    for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib)
-    {
-        infos[lib].size = sizeof infos[lib];
-        cubind_library_info((cubind_library)lib, &infos[lib]);
-    }
-    if (json)
-        print_json(infos);
+    struct probe probe = {0};
+    if (read_options(argc, argv, &probe) != 0)
+        return PROBE_EXIT_USAGE;
+    if (want_help)
+        usage(stdout);
+    else if (want_version)
+        printf("cubind-probe %s (libcubind %s, bindings generated from the CUDA %s headers)\n", CUBIND_RELEASE_STRING,
+               cubind_version(), CUBIND_CUDA_HEADERS_VERSION_STRING);
     else
-        print_text(infos);
+        write_report(&probe);
     /* what was written must have been written: a full disk or a closed pipe is an error */
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
         fprintf(stderr, "cubind-probe: cannot write the report to standard output: %s\n",
                 errno != 0 ? strerror(errno) : "write error");
-        return 1;
+        return PROBE_EXIT_WRITE;
     }
-    return 0;
+    return probe.status;
 }

@@ -76,7 +76,6 @@ void json_member(const char *key, const char *value)
     json_string(value);
 }
 
-
 static void json_part(const char *key, int value)
 {
     if (value < 0)
@@ -94,4 +93,25 @@ void json_version(int major, int minor, int patch)
     putchar(',');
     json_part("patch", patch < 0 || minor < 0 || major < 0 ? -1 : patch);
     putchar('}');
+}
+
+void json_version_text(const char *text)
+{
+    int part[3] = {-1, -1, -1}, n = 0;
+    const char *p = text;
+    if (text == NULL) {
+        fputs("null", stdout);
+        return;
+    }
+    while (p != NULL && n < 3 && *p >= '0' && *p <= '9') {
+        part[n] = 0;
+        while (*p >= '0' && *p <= '9') {
+            if (part[n] < 100000000)
+                part[n] = part[n] * 10 + (*p - '0');
+            ++p;
+        }
+        ++n;
+        p = *p == '.' ? p + 1 : NULL;
+    }
+    json_version(part[0], part[1], part[2]);
 }

@@ -14,6 +14,9 @@ void json_bytes(const char *text);
 void json_member(const char *key, const char *value);
 /* A version as {"major":M,"minor":m,"patch":p}: a part that is not known (negative) is null. */
 void json_version(int major, int minor, int patch);
+/* A version's text ("13.0", "2.28.9") as json_version writes it, its parts that are not there null;
+ * null for NULL. */
+void json_version_text(const char *text);
 /* Printable UTF-8 as it is; control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN. */
 void text_string(const char *text);
 

@@ -1,0 +1,386 @@
+/*
+ * tools/probe/check.c - the "check" section, `cubind-probe --check FILE`: can the program or shared
+ * library FILE run here? Its undefined cubind_* symbols (elf_imports.c), each with the version node it
+ * asks for, are looked up in the libcubind this probe uses and described by cubind_function_info; its
+ * DT_NEEDED CUDA libraries (those cubind_library_from_soname knows) are looked for in its run path and
+ * by the system loader. The verdict is the exit status (probe.h): 0 runs, 3 starts but some functions
+ * cannot be served, 4 cannot start, 5 not readable.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cubind/cubind.h"
+#include "elf_imports.h"
+#include "output.h"
+#include "probe.h"
+
+/* The reasons the verdict is not "runs", kept to be written after the parts that found them. */
+#define REASONS_MAX 16
+
+struct verdict {
+    int status; /* enum probe_exit */
+    const char *reasons[REASONS_MAX];
+    char storage[REASONS_MAX][512];
+    size_t count, more;
+};
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void add_reason(struct verdict *v, int status, const char *format, ...)
+{
+    va_list args;
+    if (status > v->status)
+        v->status = status;
+    if (v->count < REASONS_MAX - 1) {
+        va_start(args, format);
+        vsnprintf(v->storage[v->count], sizeof v->storage[v->count], format, args);
+        va_end(args);
+        v->reasons[v->count] = v->storage[v->count];
+        ++v->count;
+    } else {
+        ++v->more;
+        snprintf(v->storage[REASONS_MAX - 1], sizeof v->storage[0], "and %zu more", v->more);
+        v->reasons[REASONS_MAX - 1] = v->storage[REASONS_MAX - 1];
+        v->count = REASONS_MAX;
+    }
+}
+
+static const char *verdict_word(int status)
+{
+    switch (status) {
+    case PROBE_EXIT_OK: return "runs";
+    case PROBE_EXIT_CHECK_PARTLY: return "runs-partly";
+    case PROBE_EXIT_CHECK_CANNOT: return "cannot-start";
+    default: return "unreadable";
+    }
+}
+
+/* The libcubind this probe uses: its handle (to ask for name@node), path, soname and version node. */
+struct this_cubind {
+    void *handle;
+    const char *path;
+    char soname[64];
+    char node[32];
+};
+
+static void find_this_cubind(struct this_cubind *c)
+{
+    Dl_info info;
+    const char *(*function)(void) = cubind_version;
+    void *address;
+    memcpy(&address, &function, sizeof address); /* a function's address as dladdr takes it */
+    memset(c, 0, sizeof *c);
+    if (dladdr(address, &info) != 0 && info.dli_fname != NULL) {
+        c->path = info.dli_fname;
+        c->handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    }
+    snprintf(c->soname, sizeof c->soname, "libcubind.so.%d", CUBIND_VERSION_MAJOR);
+    /* the node every export carries (abi/libcubind.map): CUBIND_<MAJOR>.<MINOR>, CUBIND_<MAJOR> from 1.0 on */
+    if (CUBIND_VERSION_MAJOR == 0)
+        snprintf(c->node, sizeof c->node, "CUBIND_%d.%d", CUBIND_VERSION_MAJOR, CUBIND_VERSION_MINOR);
+    else
+        snprintf(c->node, sizeof c->node, "CUBIND_%d", CUBIND_VERSION_MAJOR);
+}
+
+/* Whether this libcubind exports `name` (at version node `node`, when not NULL). */
+static int exported(const struct this_cubind *c, const char *name, const char *node)
+{
+    if (c->handle == NULL)
+        return 0;
+    return (node != NULL ? dlvsym(c->handle, name, node) : dlsym(c->handle, name)) != NULL;
+}
+
+/* One DT_NEEDED CUDA library: where the program would get it. */
+struct located {
+    int found;
+    char path[4096];
+    const char *where; /* "run path" or "system loader" */
+    char error[512];
+};
+
+static void locate(const struct elf_imports *imports, const char *soname, struct located *out)
+{
+    size_t i;
+    void *handle;
+    memset(out, 0, sizeof *out);
+    if (strchr(soname, '/') == NULL)
+        for (i = 0; i < imports->run_path_count; ++i) {
+            struct stat st;
+            snprintf(out->path, sizeof out->path, "%s/%s", imports->run_path[i], soname);
+            if (stat(out->path, &st) == 0 && S_ISREG(st.st_mode)) {
+                out->found = 1;
+                out->where = "run path";
+                return;
+            }
+        }
+    out->path[0] = '\0';
+    /* the system loader's own search (LD_LIBRARY_PATH, the ld.so cache, the system directories), as the
+     * program's start would do it; the library is loaded into the probe, as cubind loads its own */
+    handle = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+    if (handle != NULL) {
+        struct link_map *map = NULL;
+        out->found = 1;
+        out->where = "system loader";
+        if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && map->l_name != NULL)
+            snprintf(out->path, sizeof out->path, "%s", map->l_name);
+        return;
+    }
+    snprintf(out->error, sizeof out->error, "%s", dlerror());
+    if (out->error[0] == '\0')
+        snprintf(out->error, sizeof out->error, "not found");
+}
+
+static void json_strings(char *const *list, size_t count)
+{
+    size_t i;
+    putchar('[');
+    for (i = 0; i < count; ++i) {
+        if (i)
+            putchar(',');
+        json_string(list[i]);
+    }
+    putchar(']');
+}
+
+/* The file could not be read: the section says why. */
+static void unreadable(struct probe *probe, const char *why)
+{
+    probe_status(probe, PROBE_EXIT_CHECK_UNREADABLE);
+    if (probe->json) {
+        printf("{\"file\":");
+        json_string(probe->check);
+        printf(",\"file_bytes\":");
+        json_bytes(probe->check);
+        json_member("verdict", verdict_word(PROBE_EXIT_CHECK_UNREADABLE));
+        printf(",\"exit_status\":%d", PROBE_EXIT_CHECK_UNREADABLE);
+        json_member("error", why);
+        printf("}");
+    } else {
+        printf("\n");
+        text_string(probe->check);
+        printf(": cannot be checked: ");
+        text_string(why);
+        printf("\nverdict: unreadable (exit status %d)\n", PROBE_EXIT_CHECK_UNREADABLE);
+    }
+}
+
+/* The cubind functions FILE uses, one line or object each. */
+static void functions_part(struct probe *probe, const struct elf_imports *im, const struct this_cubind *c,
+                           struct verdict *v)
+{
+    size_t i;
+    if (probe->json)
+        printf(",\"functions\":[");
+    else
+        printf("\ncubind functions it uses: %zu\n", im->import_count);
+    for (i = 0; i < im->import_count; ++i) {
+        const struct elf_import *f = &im->imports[i];
+        struct cubind_function_info info;
+        int is_exported = exported(c, f->name, f->version), wrapper;
+        const char *state;
+        memset(&info, 0, sizeof info);
+        info.size = sizeof info;
+        cubind_function_info(f->name, &info);
+        wrapper = info.state != CUBIND_FUNCTION_UNKNOWN;
+        state = !is_exported ? "not exported" : wrapper ? probe_state_name(info.state) : "api";
+        if (!is_exported) {
+            if (f->version != NULL && strcmp(f->version, c->node) != 0)
+                add_reason(v, f->weak ? PROBE_EXIT_CHECK_PARTLY : PROBE_EXIT_CHECK_CANNOT,
+                           "it asks for cubind's version node %s, which this libcubind (%s) does not have: it "
+                           "was linked against another minor version of cubind", f->version, c->node);
+            else
+                add_reason(v, f->weak ? PROBE_EXIT_CHECK_PARTLY : PROBE_EXIT_CHECK_CANNOT,
+                           "this libcubind does not export %s%s", f->name,
+                           f->weak ? " (a weak reference: it starts, and the symbol is NULL)" : "");
+        } else if (wrapper && info.state != CUBIND_FUNCTION_CALLABLE && info.state != CUBIND_FUNCTION_ADAPTED)
+            add_reason(v, PROBE_EXIT_CHECK_PARTLY, "%s cannot be called here (%s)", f->name, state);
+        if (probe->json) {
+            printf("%s\n  {\"symbol\":", i ? "," : "");
+            json_string(f->name);
+            json_member("version_node", f->version);
+            json_member("from", f->file);
+            printf(",\"weak\":%s,\"exported\":%s", f->weak ? "true" : "false", is_exported ? "true" : "false");
+            json_member("kind", wrapper ? "wrapper" : "api");
+            json_member("name", info.name);
+            json_member("library", wrapper ? cubind_library_name(info.library) : NULL);
+            json_member("state", state);
+            json_member("release", info.release);
+            json_member("reason", wrapper ? info.reason : NULL);
+            putchar('}');
+        } else {
+            printf("  %-12s %s", state, f->name);
+            if (f->version != NULL)
+                printf("@%s", f->version);
+            if (wrapper)
+                printf(" (%s, %s)", info.name, cubind_library_name(info.library));
+            if (wrapper && info.reason != NULL && is_exported) {
+                printf(": ");
+                text_string(info.reason);
+            }
+            putchar('\n');
+        }
+    }
+    if (probe->json)
+        printf("%s]", im->import_count ? "\n " : "");
+}
+
+/* The CUDA libraries FILE needs (DT_NEEDED of a library cubind binds), and libcubind. */
+static void libraries_part(struct probe *probe, const struct elf_imports *im, struct verdict *v)
+{
+    size_t i, shown = 0;
+    if (probe->json)
+        printf(",\"libraries\":[");
+    for (i = 0; i < im->needed_count; ++i) {
+        cubind_library lib = cubind_library_from_soname(im->needed[i]);
+        struct located where;
+        struct cubind_library_info info;
+        if (lib == CUBIND_LIB_NONE)
+            continue;
+        if (!probe->json && shown == 0)
+            printf("\nCUDA libraries it needs (DT_NEEDED):\n");
+        locate(im, im->needed[i], &where);
+        memset(&info, 0, sizeof info);
+        info.size = sizeof info;
+        cubind_library_info(lib, &info);
+        if (!where.found)
+            add_reason(v, PROBE_EXIT_CHECK_CANNOT, "%s, which it needs, is not found: %s", im->needed[i], where.error);
+        if (probe->json) {
+            printf("%s\n  {\"soname\":", shown ? "," : "");
+            json_string(im->needed[i]);
+            json_member("library", cubind_library_name(lib));
+            printf(",\"found\":%s", where.found ? "true" : "false");
+            json_member("path", where.found && where.path[0] ? where.path : NULL);
+            json_member("found_in", where.found ? where.where : NULL);
+            json_member("error", where.found ? NULL : where.error);
+            json_member("cubind_path", info.found ? info.path : NULL);
+            putchar('}');
+        } else {
+            printf("  %-9s %s", where.found ? "found" : "not found", im->needed[i]);
+            if (where.found) {
+                printf(" (%s): ", where.where);
+                text_string(where.path[0] ? where.path : "?");
+            } else {
+                printf(": ");
+                text_string(where.error);
+            }
+            putchar('\n');
+        }
+        ++shown;
+    }
+    if (probe->json)
+        printf("%s]", shown ? "\n " : "");
+    else if (shown == 0)
+        printf("\nCUDA libraries it needs (DT_NEEDED): none\n");
+}
+
+void check_section(struct probe *probe)
+{
+    struct elf_imports im;
+    struct this_cubind c;
+    struct verdict v;
+    char why[512];
+    size_t i, j, nodes = 0;
+    int needs_cubind = 0, same = -1;
+    struct located program_cubind;
+    memset(&program_cubind, 0, sizeof program_cubind);
+    if (elf_read_imports(probe->check, "cubind_", &im, why, sizeof why) != 0) {
+        unreadable(probe, why);
+        return;
+    }
+    memset(&v, 0, sizeof v);
+    find_this_cubind(&c);
+    for (i = 0; i < im.needed_count; ++i)
+        if (strncmp(im.needed[i], "libcubind.so", 12) == 0 && !needs_cubind) {
+            /* the libcubind FILE would load: its run path's, else the system loader's (the probe's own
+             * when it is loaded from there) */
+            char *mine, *theirs;
+            needs_cubind = 1;
+            locate(&im, im.needed[i], &program_cubind);
+            mine = c.path != NULL ? realpath(c.path, NULL) : NULL;
+            theirs = program_cubind.found && program_cubind.path[0] ? realpath(program_cubind.path, NULL) : NULL;
+            if (mine != NULL && theirs != NULL)
+                same = strcmp(mine, theirs) == 0;
+            free(mine);
+            free(theirs);
+        }
+    if (!im.this_machine)
+        add_reason(&v, PROBE_EXIT_CHECK_CANNOT, "it is built for %s, not for this machine", im.machine);
+    if (probe->json) {
+        printf("{\"file\":");
+        json_string(probe->check);
+        printf(",\"file_bytes\":");
+        json_bytes(probe->check);
+        json_member("error", NULL);
+        json_member("machine", im.machine);
+        json_member("type", im.type);
+        printf(",\"dynamic\":%s,\"needed\":", im.dynamic ? "true" : "false");
+        json_strings(im.needed, im.needed_count);
+        json_member("run_path_tag", im.run_path_tag);
+        printf(",\"run_path\":");
+        json_strings(im.run_path, im.run_path_count);
+        printf(",\"cubind\":{\"needed\":%s", needs_cubind ? "true" : "false");
+        json_member("soname", c.soname);
+        json_member("path", c.path);
+        printf(",\"version\":");
+        json_version(CUBIND_VERSION_MAJOR, CUBIND_VERSION_MINOR, CUBIND_VERSION_PATCH);
+        json_member("version_text", cubind_version());
+        json_member("version_node", c.node);
+        json_member("program_path", program_cubind.found && program_cubind.path[0] ? program_cubind.path : NULL);
+        printf(",\"same_as_probe\":%s", same < 0 ? "null" : same ? "true" : "false");
+        printf(",\"version_nodes_asked\":[");
+        for (i = 0; i < im.import_count; ++i) {
+            const char *node = im.imports[i].version;
+            for (j = 0; node != NULL && j < i; ++j)
+                if (im.imports[j].version != NULL && strcmp(im.imports[j].version, node) == 0)
+                    break;
+            if (node != NULL && j == i) {
+                printf("%s", nodes++ ? "," : "");
+                json_string(node);
+            }
+        }
+        printf("]}");
+    } else {
+        printf("\n");
+        text_string(probe->check);
+        printf(": %s %s, %s\n", im.machine, im.type, im.dynamic ? "dynamically linked" : "statically linked");
+        if (needs_cubind) {
+            printf("libcubind: %s, %s (%s) from ", c.soname, cubind_version(), c.node);
+            text_string(c.path != NULL ? c.path : "?");
+            putchar('\n');
+            if (same == 0) {
+                printf("    but FILE would load ");
+                text_string(program_cubind.path);
+                printf(" (%s): this check describes the probe's libcubind\n", program_cubind.where);
+            }
+        } else
+            printf("libcubind: not needed\n");
+    }
+    functions_part(probe, &im, &c, &v);
+    libraries_part(probe, &im, &v);
+    if (probe->json) {
+        json_member("verdict", verdict_word(v.status));
+        printf(",\"exit_status\":%d,\"reasons\":[", v.status);
+        for (i = 0; i < v.count; ++i) {
+            if (i)
+                putchar(',');
+            json_string(v.reasons[i]);
+        }
+        printf("]}");
+    } else {
+        printf("\nverdict: %s (exit status %d)\n", verdict_word(v.status), v.status);
+        for (i = 0; i < v.count; ++i) {
+            printf("  ");
+            text_string(v.reasons[i]);
+            putchar('\n');
+        }
+    }
+    probe_status(probe, v.status);
+    elf_imports_free(&im);
+}

@@ -1,0 +1,442 @@
+/*
+ * tools/probe/elf_imports.c - the imports of an ELF file (elf_imports.h), read through its section
+ * headers with pread: each part read is checked to lie in the file first, every name to end inside
+ * its string table, every count bounded by the bytes that hold it. Nothing is mapped, so a file cut
+ * short while it is read gives a short read (refused), never SIGBUS.
+ */
+#define _GNU_SOURCE
+#include "elf_imports.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* No section this reader needs is larger in any real file: a larger size is refused, not allocated. */
+#define SECTION_MAX ((uint64_t)512 << 20)
+/* Section headers read at most (e_shnum is 16 bits; extended numbering may say more). */
+#define SECTIONS_MAX 65536u
+/* Version indexes kept from the version needs (the index is 15 bits). */
+#define VERSIONS_MAX 32768u
+/* The sections read and kept until the end (their names are copied out then). */
+#define HELD 7
+
+struct reader {
+    int fd;
+    uint64_t size; /* of the file */
+    char *why;
+    size_t why_size;
+};
+
+static int fail(struct reader *r, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(r->why, r->why_size, format, args);
+    va_end(args);
+    return -1;
+}
+
+/* `length` bytes at `offset` into `into`; -1 (said why) unless they all lie in the file and are read. */
+static int read_at(struct reader *r, void *into, uint64_t offset, uint64_t length, const char *what)
+{
+    ssize_t got;
+    if (offset > r->size || length > r->size - offset)
+        return fail(r, "truncated or corrupt: its %s (%llu bytes at offset %llu) would end past the file's end (%llu bytes)",
+                    what, (unsigned long long)length, (unsigned long long)offset, (unsigned long long)r->size);
+    got = length == 0 ? 0 : pread(r->fd, into, (size_t)length, (off_t)offset);
+    if (got < 0)
+        return fail(r, "cannot read its %s: %s", what, strerror(errno));
+    if ((uint64_t)got != length)
+        return fail(r, "truncated: its %s could not be read whole (the file shrank?)", what);
+    return 0;
+}
+
+/* A section's bytes (malloc'd, with a NUL after them), or NULL (said why). */
+static unsigned char *read_section(struct reader *r, const Elf64_Shdr *sh, const char *what)
+{
+    unsigned char *bytes;
+    if (sh->sh_type == SHT_NOBITS) {
+        fail(r, "corrupt: its %s has no bytes in the file (SHT_NOBITS)", what);
+        return NULL;
+    }
+    if (sh->sh_size > SECTION_MAX) {
+        fail(r, "corrupt: its %s would be %llu bytes long", what, (unsigned long long)sh->sh_size);
+        return NULL;
+    }
+    if ((bytes = malloc((size_t)sh->sh_size + 1)) == NULL) {
+        fail(r, "out of memory reading its %s", what);
+        return NULL;
+    }
+    if (read_at(r, bytes, sh->sh_offset, sh->sh_size, what) != 0) {
+        free(bytes);
+        return NULL;
+    }
+    bytes[sh->sh_size] = '\0';
+    return bytes;
+}
+
+/* The NUL-terminated name at `offset` of a string table of `size` bytes, or NULL when it does not end in it. */
+static const char *string_at(const unsigned char *table, uint64_t size, uint64_t offset)
+{
+    if (table == NULL || offset >= size || memchr(table + offset, '\0', (size_t)(size - offset)) == NULL)
+        return NULL;
+    return (const char *)table + offset;
+}
+
+static const char *machine_name(unsigned machine)
+{
+    switch (machine) {
+    case EM_X86_64: return "x86-64";
+    case EM_AARCH64: return "AArch64";
+    default: return NULL;
+    }
+}
+
+/* Append a copy of `text` to the array `*list` of `*count`; -1 when out of memory. */
+static int push(char ***list, size_t *count, const char *text)
+{
+    char **grown = realloc(*list, (*count + 1) * sizeof **list);
+    if (grown == NULL)
+        return -1;
+    *list = grown;
+    if ((grown[*count] = strdup(text)) == NULL)
+        return -1;
+    ++*count;
+    return 0;
+}
+
+/* The directories of a DT_RUNPATH / DT_RPATH value, $ORIGIN and ${ORIGIN} as the file's directory. */
+static int split_run_path(struct elf_imports *out, const char *value, const char *origin)
+{
+    const char *p = value;
+    while (*p != '\0') {
+        size_t n = strcspn(p, ":");
+        char *entry = malloc(n + 1), *expanded;
+        size_t at = 0, need;
+        const char *q;
+        if (entry == NULL)
+            return -1;
+        memcpy(entry, p, n);
+        entry[n] = '\0';
+        need = n + 1;
+        for (q = entry; (q = strstr(q, "ORIGIN")) != NULL; ++q)
+            need += strlen(origin);
+        if ((expanded = malloc(need)) == NULL) {
+            free(entry);
+            return -1;
+        }
+        for (q = entry; *q != '\0';) {
+            size_t skip = strncmp(q, "$ORIGIN", 7) == 0 ? 7 : strncmp(q, "${ORIGIN}", 9) == 0 ? 9 : 0;
+            if (skip) {
+                memcpy(expanded + at, origin, strlen(origin));
+                at += strlen(origin);
+                q += skip;
+            } else
+                expanded[at++] = *q++;
+        }
+        expanded[at] = '\0';
+        free(entry);
+        if (at > 0 && push(&out->run_path, &out->run_path_count, expanded) != 0) {
+            free(expanded);
+            return -1;
+        }
+        free(expanded);
+        p += n;
+        if (*p == ':')
+            ++p;
+    }
+    return 0;
+}
+
+/* What a version index of the version needs names: the node and the library it is asked of. */
+struct need {
+    const char *node, *file;
+};
+
+/* Fill needs[index] from the SHT_GNU_verneed section `bytes` (`size`), its names in `strings`. */
+static int read_version_needs(struct reader *r, const unsigned char *bytes, uint64_t size, const unsigned char *strings,
+                              uint64_t strings_size, struct need *needs)
+{
+    uint64_t at = 0;
+    size_t entries = 0;
+    for (;;) {
+        Elf64_Verneed vn;
+        uint64_t aux;
+        if (at > size || size - at < sizeof vn)
+            return fail(r, "corrupt: a version need (SHT_GNU_verneed) lies outside its section");
+        memcpy(&vn, bytes + at, sizeof vn);
+        aux = at + vn.vn_aux;
+        for (unsigned i = 0; i < vn.vn_cnt; ++i) {
+            Elf64_Vernaux va;
+            if (aux < at || aux > size || size - aux < sizeof va || ++entries > VERSIONS_MAX)
+                return fail(r, "corrupt: a version need's entry lies outside its section");
+            memcpy(&va, bytes + aux, sizeof va);
+            if ((va.vna_other & 0x7fff) < VERSIONS_MAX) {
+                needs[va.vna_other & 0x7fff].node = string_at(strings, strings_size, va.vna_name);
+                needs[va.vna_other & 0x7fff].file = string_at(strings, strings_size, vn.vn_file);
+            }
+            if (va.vna_next == 0)
+                break;
+            aux += va.vna_next;
+        }
+        if (vn.vn_next == 0)
+            return 0;
+        at += vn.vn_next; /* strictly forward: the walk ends */
+    }
+}
+
+/* The body of elf_read_imports, on the open file; the sections read are freed by the caller. */
+static int read_imports(struct reader *r, const char *path, const char *prefix, struct elf_imports *out,
+                        unsigned char *held[HELD])
+{
+    unsigned char ident[EI_NIDENT];
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sections = NULL;
+    const Elf64_Shdr *dynsym = NULL, *dynamic = NULL, *versym = NULL, *verneed = NULL;
+    uint64_t count, i;
+    struct need *needs = NULL;
+    char *origin_copy;
+    int result = -1;
+    const uint16_t probe = 1;
+
+    if (r->size < EI_NIDENT || read_at(r, ident, 0, EI_NIDENT, "identification") != 0 ||
+        memcmp(ident, ELFMAG, SELFMAG) != 0)
+        return fail(r, "not an ELF file");
+    if (ident[EI_CLASS] != ELFCLASS64)
+        return fail(r, "a %s ELF file: cubind-probe --check reads 64-bit little-endian ELF files (x86-64, AArch64) only",
+                    ident[EI_CLASS] == ELFCLASS32 ? "32-bit" : "corrupt (unknown class)");
+    if (ident[EI_DATA] != ELFDATA2LSB)
+        return fail(r, "a %s ELF file: cubind-probe --check reads 64-bit little-endian ELF files (x86-64, AArch64) only",
+                    ident[EI_DATA] == ELFDATA2MSB ? "big-endian" : "corrupt (unknown byte order)");
+    if (*(const unsigned char *)&probe != 1)
+        return fail(r, "cubind-probe --check reads little-endian ELF files on a little-endian machine only");
+    if (read_at(r, &eh, 0, sizeof eh, "ELF header") != 0)
+        return -1;
+    if ((out->machine = machine_name(eh.e_machine)) == NULL)
+        return fail(r, "built for ELF machine %u: cubind-probe --check reads x86-64 and AArch64 files only",
+                    (unsigned)eh.e_machine);
+#if defined(__x86_64__)
+    out->this_machine = eh.e_machine == EM_X86_64;
+#elif defined(__aarch64__)
+    out->this_machine = eh.e_machine == EM_AARCH64;
+#endif
+    if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+        return fail(r, "not a program or a shared library (ELF type %u%s)", (unsigned)eh.e_type,
+                    eh.e_type == ET_REL ? ": an object file, not linked" : eh.e_type == ET_CORE ? ": a core dump" : "");
+    out->type = eh.e_type == ET_EXEC ? "executable" : "shared library";
+    if (eh.e_shoff == 0)
+        return fail(r, "it has no section headers (stripped of them): its symbols cannot be told");
+    if (eh.e_shentsize != sizeof(Elf64_Shdr))
+        return fail(r, "corrupt: its section headers are %u bytes each, not %zu", (unsigned)eh.e_shentsize,
+                    sizeof(Elf64_Shdr));
+    count = eh.e_shnum;
+    if (count == 0) { /* extended numbering: the count is in the first header */
+        Elf64_Shdr first;
+        if (read_at(r, &first, eh.e_shoff, sizeof first, "first section header") != 0)
+            return -1;
+        count = first.sh_size;
+    }
+    if (count == 0 || count > SECTIONS_MAX)
+        return fail(r, "corrupt: it says it has %llu sections", (unsigned long long)count);
+    if ((sections = malloc((size_t)count * sizeof *sections)) == NULL)
+        return fail(r, "out of memory");
+    if (read_at(r, sections, eh.e_shoff, count * sizeof *sections, "section headers") != 0)
+        goto done;
+    for (i = 0; i < count; ++i) {
+        const Elf64_Shdr *sh = &sections[i];
+        if (sh->sh_type == SHT_DYNSYM && dynsym == NULL)
+            dynsym = sh;
+        else if (sh->sh_type == SHT_DYNAMIC && dynamic == NULL)
+            dynamic = sh;
+        else if (sh->sh_type == SHT_GNU_versym && versym == NULL)
+            versym = sh;
+        else if (sh->sh_type == SHT_GNU_verneed && verneed == NULL)
+            verneed = sh;
+    }
+    if (dynamic == NULL) {
+        out->dynamic = 0; /* statically linked: it imports nothing */
+        result = 0;
+        goto done;
+    }
+    out->dynamic = 1;
+    if (dynamic->sh_link >= count || (dynsym != NULL && dynsym->sh_link >= count) ||
+        (verneed != NULL && verneed->sh_link >= count))
+        goto corrupt_link;
+
+    /* the dynamic section: DT_NEEDED, the run path, whether a shared object is a PIE */
+    {
+        const Elf64_Shdr *strings_sh = &sections[dynamic->sh_link];
+        uint64_t n;
+        const char *runpath = NULL, *rpath = NULL;
+        int pie = 0;
+        if ((held[0] = read_section(r, dynamic, "dynamic section")) == NULL ||
+            (held[1] = read_section(r, strings_sh, "dynamic string table")) == NULL)
+            goto done;
+        n = dynamic->sh_size / sizeof(Elf64_Dyn);
+        for (i = 0; i < n; ++i) {
+            Elf64_Dyn d;
+            const char *text;
+            memcpy(&d, held[0] + i * sizeof d, sizeof d);
+            if (d.d_tag == DT_NULL)
+                break;
+            if (d.d_tag == DT_FLAGS_1) {
+                pie = (d.d_un.d_val & DF_1_PIE) != 0;
+                continue;
+            }
+            if (d.d_tag != DT_NEEDED && d.d_tag != DT_RUNPATH && d.d_tag != DT_RPATH)
+                continue;
+            if ((text = string_at(held[1], strings_sh->sh_size, d.d_un.d_val)) == NULL) {
+                fail(r, "corrupt: a name of its dynamic section lies outside its string table");
+                goto done;
+            }
+            if (d.d_tag == DT_NEEDED) {
+                if (push(&out->needed, &out->needed_count, text) != 0)
+                    goto oom;
+            } else if (d.d_tag == DT_RUNPATH)
+                runpath = text;
+            else
+                rpath = text;
+        }
+        if (pie && eh.e_type == ET_DYN)
+            out->type = "position-independent executable";
+        /* $ORIGIN: the file's directory, symbolic links resolved as the dynamic loader does for a program */
+        if ((origin_copy = realpath(path, NULL)) == NULL && (origin_copy = strdup(path)) == NULL)
+            goto oom;
+        out->run_path_tag = runpath != NULL ? "DT_RUNPATH" : rpath != NULL ? "DT_RPATH" : NULL;
+        if (out->run_path_tag != NULL &&
+            split_run_path(out, runpath != NULL ? runpath : rpath, dirname(origin_copy)) != 0) {
+            free(origin_copy);
+            goto oom;
+        }
+        free(origin_copy);
+    }
+
+    /* the undefined dynamic symbols, with the version each asks for */
+    if (dynsym != NULL) {
+        const Elf64_Shdr *strings_sh = &sections[dynsym->sh_link];
+        uint64_t n;
+        if (dynsym->sh_entsize != sizeof(Elf64_Sym)) {
+            fail(r, "corrupt: its dynamic symbols are %llu bytes each, not %zu",
+                 (unsigned long long)dynsym->sh_entsize, sizeof(Elf64_Sym));
+            goto done;
+        }
+        if ((held[2] = read_section(r, dynsym, "dynamic symbol table")) == NULL ||
+            (held[3] = read_section(r, strings_sh, "dynamic symbols' string table")) == NULL)
+            goto done;
+        n = dynsym->sh_size / sizeof(Elf64_Sym);
+        if (versym != NULL && verneed != NULL) {
+            const Elf64_Shdr *need_strings = &sections[verneed->sh_link];
+            if (versym->sh_size < n * 2) {
+                fail(r, "corrupt: its symbol versions (SHT_GNU_versym) are fewer than its symbols");
+                goto done;
+            }
+            if ((needs = calloc(VERSIONS_MAX, sizeof *needs)) == NULL)
+                goto oom;
+            if ((held[4] = read_section(r, versym, "symbol versions")) == NULL)
+                goto done;
+            if ((held[5] = read_section(r, verneed, "version needs")) == NULL)
+                goto done;
+            if (need_strings != strings_sh && (held[6] = read_section(r, need_strings, "version names")) == NULL)
+                goto done;
+            if (read_version_needs(r, held[5], verneed->sh_size, held[6] != NULL ? held[6] : held[3],
+                                   need_strings->sh_size, needs) != 0)
+                goto done;
+        }
+        for (i = 1; i < n; ++i) {
+            Elf64_Sym sym;
+            const char *name;
+            struct elf_import *grown, *import;
+            memcpy(&sym, held[2] + i * sizeof sym, sizeof sym);
+            if (sym.st_shndx != SHN_UNDEF || sym.st_name == 0)
+                continue;
+            if ((name = string_at(held[3], strings_sh->sh_size, sym.st_name)) == NULL) {
+                fail(r, "corrupt: a symbol's name lies outside its string table");
+                goto done;
+            }
+            if (strncmp(name, prefix, strlen(prefix)) != 0)
+                continue;
+            if ((grown = realloc(out->imports, (out->import_count + 1) * sizeof *grown)) == NULL)
+                goto oom;
+            out->imports = grown;
+            import = &grown[out->import_count++];
+            memset(import, 0, sizeof *import);
+            import->weak = ELF64_ST_BIND(sym.st_info) == STB_WEAK;
+            if ((import->name = strdup(name)) == NULL)
+                goto oom;
+            if (needs != NULL) {
+                uint16_t index;
+                memcpy(&index, held[4] + i * 2, 2);
+                index &= 0x7fff;
+                if (index >= 2 && index < VERSIONS_MAX && needs[index].node != NULL) {
+                    if ((import->version = strdup(needs[index].node)) == NULL ||
+                        (needs[index].file != NULL && (import->file = strdup(needs[index].file)) == NULL))
+                        goto oom;
+                }
+            }
+        }
+    }
+    result = 0;
+    goto done;
+corrupt_link:
+    fail(r, "corrupt: a section header links to a section it does not have");
+    goto done;
+oom:
+    fail(r, "out of memory");
+done:
+    free(needs);
+    free(sections);
+    return result;
+}
+
+int elf_read_imports(const char *path, const char *prefix, struct elf_imports *out, char *why, size_t why_size)
+{
+    struct reader r = {.why = why, .why_size = why_size};
+    unsigned char *held[HELD] = {NULL};
+    struct stat st;
+    int result;
+    size_t i;
+    memset(out, 0, sizeof *out);
+    if (why_size > 0)
+        why[0] = '\0';
+    r.fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (r.fd < 0)
+        return fail(&r, "cannot open it: %s", strerror(errno));
+    if (fstat(r.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(r.fd);
+        return fail(&r, "not a regular file");
+    }
+    r.size = (uint64_t)st.st_size;
+    result = read_imports(&r, path, prefix, out, held);
+    close(r.fd);
+    for (i = 0; i < HELD; ++i)
+        free(held[i]);
+    if (result != 0)
+        elf_imports_free(out);
+    return result;
+}
+
+void elf_imports_free(struct elf_imports *out)
+{
+    size_t i;
+    for (i = 0; i < out->needed_count; ++i)
+        free(out->needed[i]);
+    for (i = 0; i < out->run_path_count; ++i)
+        free(out->run_path[i]);
+    for (i = 0; i < out->import_count; ++i) {
+        free(out->imports[i].name);
+        free(out->imports[i].version);
+        free(out->imports[i].file);
+    }
+    free(out->needed);
+    free(out->run_path);
+    free(out->imports);
+    memset(out, 0, sizeof *out);
+}

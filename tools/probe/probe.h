@@ -1,0 +1,47 @@
+/*
+ * tools/probe/probe.h - what the parts of cubind-probe share: the command line as read, the exit
+ * statuses, and the sections of the report (one file in tools/probe each).
+ *
+ * Adding a section (main.c): a field in struct probe for its option, if it has one; a line in
+ * main.c's `options` table (the usage text is made from it) with the function that sets the field;
+ * a line in main.c's `sections` table (its JSON key, the reports it belongs to, the function that
+ * writes it, and optionally when it is wanted); its key in docs/probe.schema.json; the option in
+ * docs/probe.md's table (tests/probe checks that --help's options are all there). A section that
+ * decides the exit status calls probe_status with a new value of enum probe_exit (documented in
+ * main.c's `exit_statuses`, which --help prints, and in docs/probe.md's table).
+ */
+#ifndef CUBIND_PROBE_PROBE_H
+#define CUBIND_PROBE_PROBE_H
+
+#include "cubind/core.h"
+
+/* The exit statuses (docs/probe.md lists them). A section raises probe->status with probe_status;
+ * the highest value set is the exit status. */
+enum probe_exit {
+    PROBE_EXIT_OK = 0,            /* the report was written */
+    PROBE_EXIT_WRITE = 1,         /* the report could not be written (a full disk, a closed pipe) */
+    PROBE_EXIT_USAGE = 2,         /* a bad command line */
+    PROBE_EXIT_CHECK_PARTLY = 3,  /* --check: FILE starts here, but some cubind functions it calls cannot be served */
+    PROBE_EXIT_CHECK_CANNOT = 4,  /* --check: FILE cannot start here (a CUDA library it needs is not found, a cubind
+                                     symbol or version node it needs is not in this libcubind, another machine) */
+    PROBE_EXIT_CHECK_UNREADABLE = 5 /* --check: FILE cannot be read as a 64-bit little-endian ELF file */
+};
+
+/* The command line as read, and what the sections decide. */
+struct probe {
+    int json;          /* --json: the report as JSON (docs/probe.schema.json), else text */
+    const char *check; /* --check FILE: the program or library to check, else NULL */
+    int status;        /* the exit status so far (enum probe_exit) */
+};
+
+/* Raise probe->status to `status` (a lower one does not lower it). */
+void probe_status(struct probe *probe, int status);
+
+/* The sections. Each writes its text, or its JSON value (main.c writes the key before it). */
+void libraries_section(struct probe *probe); /* libraries.c: "libraries" */
+void check_section(struct probe *probe);     /* check.c: "check" (--check FILE) */
+
+/* cubind_function_state as the report writes it: "callable", "adapted", "missing", "refused", "not loaded". */
+const char *probe_state_name(cubind_function_state state);
+
+#endif
