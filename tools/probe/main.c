@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "copies.h"
 #include "cubind/cubind.h"
 #include "output.h"
 
@@ -49,7 +50,7 @@ static const char *state_name(cubind_function_state state)
     }
 }
 
-static void print_json(const struct cubind_library_info *infos)
+static void print_json(const struct cubind_library_info *infos, const char *cuda_path, int all)
 {
     int lib;
     size_t i;
@@ -100,7 +101,10 @@ static void print_json(const struct cubind_library_info *infos)
         json_string(info->error);
         putchar('}');
     }
-    printf("\n]}\n");
+    printf("\n]");
+    if (all)
+        copies_json(cuda_path);
+    printf("}\n");
 }
 
 static void print_text(const struct cubind_library_info *infos)
@@ -156,25 +160,36 @@ static void print_text(const struct cubind_library_info *infos)
 int main(int argc, char **argv)
 {
     struct cubind_library_info infos[CUBIND_LIBRARY_COUNT];
-    int json = 0, lib;
-    if (argc == 2 && strcmp(argv[1], "--json") == 0)
-        json = 1;
-    else if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: cubind-probe [--json]\n");
-        return 0;
-    } else if (argc != 1) {
-        fprintf(stderr, "usage: cubind-probe [--json]\n");
-        return 2;
+    const char *usage = "usage: cubind-probe [--json] [--all] [--cuda-path DIR]\n", *cuda_path = NULL;
+    int json = 0, all = 0, lib, arg;
+    for (arg = 1; arg < argc; ++arg) {
+        if (strcmp(argv[arg], "--json") == 0)
+            json = 1;
+        else if (strcmp(argv[arg], "--all") == 0) /* every copy of every library (copies.c) */
+            all = 1;
+        else if (strcmp(argv[arg], "--cuda-path") == 0 && arg + 1 < argc)
+            cuda_path = argv[++arg];
+        else if (strcmp(argv[arg], "--help") == 0 || strcmp(argv[arg], "-h") == 0) {
+            printf("%s", usage);
+            return 0;
+        } else {
+            fprintf(stderr, "%s", usage);
+            return 2;
+        }
     }
+    if (cuda_path != NULL && copies_use_cuda_path(cuda_path) != 0)
+        return 2;
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib)
     {
         infos[lib].size = sizeof infos[lib];
         cubind_library_info((cubind_library)lib, &infos[lib]);
     }
     if (json)
-        print_json(infos);
+        print_json(infos, all ? cuda_path : NULL, all);
     else
         print_text(infos);
+    if (all && !json)
+        copies_text(cuda_path);
     /* what was written must have been written: a full disk or a closed pipe is an error */
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
