@@ -42,9 +42,9 @@ extern "C" {
 typedef struct cubind_copies cubind_copies;
 
 /* cubind_copies_options.flags */
-#define CUBIND_COPIES_LOAD 1u     /* load each bound library (as its first call would) to tell which copy
+#define CUBIND_COPIES_LOAD 1      /* load each bound library (as its first call would) to tell which copy
                                      cubind takes; without it, only a library already loaded is told */
-#define CUBIND_COPIES_NO_QUERY 2u /* no child process: versions from file names only */
+#define CUBIND_COPIES_NO_QUERY 2  /* no child process: versions from file names only */
 
 struct cubind_copies_options {
     size_t size;           /* sizeof(struct cubind_copies_options): later versions may grow it */
