@@ -284,10 +284,9 @@ static char *release_of(const struct copy *c)
     char text[16];
     int major = -1;
     size_t i;
-    if (l->library >= 0 && c->version[0] >= 0 && c->version[1] >= 0) {
+    if (l->library >= 0 && c->version[0] >= 0) { /* as the loader chooses it for the same version */
         cubind__strbuf ignored = {0};
-        int v[3] = {c->version[0], c->version[1], c->version[2] < 0 ? 0 : c->version[2]};
-        int r = cubind__release_of((cubind_library)l->library, v, &ignored);
+        int r = cubind__release_of((cubind_library)l->library, c->version, &ignored);
         const char *name = r >= 0 ? cubind__release_name((cubind_library)l->library, r) : NULL;
         cubind__strbuf_free(&ignored);
         if (name != NULL)

@@ -154,6 +154,13 @@ void cubind__site_packages(cubind__dirs *out)
     value = cubind__getenv("HOME");
     if (value != NULL && (size_t)snprintf(home, sizeof home, "%s/.local", value) < sizeof home)
         add_glob(out, home, "/lib/python3*/site-packages");
+    /* pyenv's interpreters (its python3 on $PATH is a shell script, whose prefix says nothing) */
+    value = cubind__getenv("PYENV_ROOT");
+    if (value != NULL)
+        add_glob(out, value, "/versions/*/lib/python3*/site-packages");
+    else if ((value = cubind__getenv("HOME")) != NULL &&
+             (size_t)snprintf(home, sizeof home, "%s/.pyenv", value) < sizeof home)
+        add_glob(out, home, "/versions/*/lib/python3*/site-packages");
     add_glob(out, "/usr/local", "/lib/python3*/dist-packages");
     add_glob(out, "/usr/local", "/lib/python3*/site-packages");
     add_glob(out, "/usr", "/lib/python3*/dist-packages");

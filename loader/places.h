@@ -22,8 +22,8 @@ void cubind__dirs_free(cubind__dirs *dirs);
 
 /* Python's site-packages (and dist-packages) directories, without running Python:
  * $VIRTUAL_ENV's, $CONDA_PREFIX's, the entries of $PYTHONPATH, those of the prefix of the first
- * python3 on $PATH, ~/.local's, /usr/local/lib/python3.* and /usr/lib/python3*. Environment
- * variables are read with secure_getenv (none in a set-user-ID program). */
+ * python3 on $PATH, ~/.local's, pyenv's versions, /usr/local/lib/python3.* and /usr/lib/python3*.
+ * Environment variables are read with secure_getenv (none in a set-user-ID program). */
 void cubind__site_packages(cubind__dirs *out);
 
 /* Whether discovery searches the Python wheels and the conda prefix before the system's defaults:

@@ -12,9 +12,10 @@
  * with lib64, lib, targets/<arch>/lib and a library's own directories: nvvm/lib64, ...), conda
  * ($CONDA_PREFIX/lib), Python's site-packages with NVIDIA's wheel layouts (nvidia/cu13/lib,
  * nvidia/<name>/lib, ...; found without running Python: $VIRTUAL_ENV, $CONDA_PREFIX, $PYTHONPATH,
- * the python3 on $PATH, ~/.local, /usr/local/lib/python3.*, /usr/lib/python3*), every entry of
- * the ld.so cache of the library's soname family, the system directories, then /usr/local/cuda
- * and /usr/local/cuda-*. In each, every file named <stem>.so or <stem>.so.<numbers> is a copy.
+ * the python3 on $PATH, ~/.local, pyenv's versions, /usr/local/lib/python3.*, /usr/lib/python3*),
+ * every entry of the ld.so cache of the library's soname family, the system directories, then
+ * /usr/local/cuda and /usr/local/cuda-*. In each, every file named <stem>.so.<numbers> is a copy
+ * (<stem>.so alone is the link-time name, not one a program loads).
  *
  * A copy's version is asked of the library itself in a child process (fork; the child loads the
  * file, asks its version query, and exits; killed after 10 seconds), so nothing is loaded into the
