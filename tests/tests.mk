@@ -27,7 +27,7 @@ ABI_UNITS := $(patsubst $(GENERATED)/tests/abi_%.c,%,$(wildcard $(GENERATED)/tes
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 
 # Unit tests of the loader on mocks, and of the real CUDA libraries.
-C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_real $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_trace \
+C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_copies $(TEST_BUILD)/test_real $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_trace \
            $(TEST_BUILD)/test_trace-inline \
            $(TEST_BUILD)/test_unload
 # Each library's facts and two calls, generated from the configuration (tests/library_cases.h).
@@ -141,6 +141,10 @@ $(PASSTHROUGH_INLINE): $(PASSTHROUGH_INLINE_OBJECTS) $(LIBRARY_SO) $(RECORDER) $
 	$(CC) -o $@ $(PASSTHROUGH_INLINE_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
 
 # test_loader counts dlopen calls by defining dlopen itself: it must be exported.
+$(TEST_BUILD)/test_copies: $(TEST_BUILD)/obj/tests/test_copies.o $(TEST_BUILD)/obj/tests/loader_support.o \
+                           $(LIBRARY_CASES) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
+	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
+
 $(TEST_BUILD)/test_loader: $(TEST_BUILD)/obj/tests/test_loader.o $(TEST_BUILD)/obj/tests/scenario.o \
                            $(TEST_BUILD)/obj/tests/loader_support.o $(LIBRARY_CASES) $(LIBRARY_SO) $(RECORDER) \
                            $(LINK_FLAGS_FILES)
@@ -230,7 +234,8 @@ test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS) $(RELEASE_MOCKS)
 # Every copy of every library (cubind-probe --all, cubind/copies.h, the discovery switch, CUDA_PATH's place):
 # fixture trees of mocks, compiled located libraries and a CUDA 12.4 cuBLAS, built by the test. The C API is
 # driven through ctypes, which a sanitizer's runtime does not allow: not run under SAN.
-test-copies: $(PROBE) $(LIBRARY_SO) $(MOCKS) fetch-release-libs deps-test
+test-copies: $(TEST_BUILD)/test_copies $(PROBE) $(LIBRARY_SO) $(MOCKS) fetch-release-libs deps-test
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(RESULTS) run test_copies cmocka -- $(TEST_BUILD)/test_copies
 	CUBIND_PROBE=$(abspath $(PROBE)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
 	    CUBIND_TEST_LIBCUBIND=$(abspath $(LIBRARY_SO)) $(RESULTS) run tests/copies pytest -- \
 	    $(PYTHON) -m pytest -q tests/copies
