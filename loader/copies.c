@@ -334,7 +334,7 @@ static void mark_chosen(struct cubind_copies *list, size_t library, int load)
         if ((load || cubind__is_loaded((cubind_library)l->library)) &&
             cubind_library_info((cubind_library)l->library, &info) == CUBIND_OK && info.found) {
             const char *name = info.real_path != NULL ? info.real_path : info.path;
-            if ((c = copy_of(list, library, realpath(name, real))) == NULL && info.path != NULL) {
+            if (name != NULL && realpath(name, real) != NULL && (c = copy_of(list, library, real)) == NULL) {
                 found(list, library, info.found_by, info.path); /* loaded from a place not searched here */
                 c = copy_of(list, library, real);
             }
@@ -415,6 +415,9 @@ cubind_error_kind cubind_copies_find(const struct cubind_copies_options *options
         }
     }
     scan_places(list, cuda_path);
+    for (i = 0; i < cubind__locatable_count; ++i) /* first: it may add the copy a library was loaded from */
+        if (wanted(list, i))
+            mark_chosen(list, i, (flags & CUBIND_COPIES_LOAD) != 0);
     for (i = 0; i < list->count; ++i) {
         struct copy *c = &list->items[i];
         c->version_source = cubind__copy_version(&cubind__locatables[c->library], c->path, c->real_path,
@@ -424,9 +427,6 @@ cubind_error_kind cubind_copies_find(const struct cubind_copies_options *options
         c->release = release_of(c);
     }
     cubind__strbuf_free(&detail);
-    for (i = 0; i < cubind__locatable_count; ++i)
-        if (wanted(list, i))
-            mark_chosen(list, i, (flags & CUBIND_COPIES_LOAD) != 0);
     if (list->count > 0)
         qsort(list->items, list->count, sizeof *list->items, by_library);
     *out = list;

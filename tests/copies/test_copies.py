@@ -380,3 +380,21 @@ def test_a_copy_that_hangs_is_abandoned(tree: dict, tmp_path: Path) -> None:
     copy = next(c for c in out["lists"]["one"]["copies"] if c["real_path"].startswith(str(directory)))
     assert "did not answer" in copy["version_detail"]
     assert copy["version_source"] in ("file-name", "none")
+
+
+def test_a_copy_loaded_from_elsewhere_is_listed(tree: dict, tmp_path: Path) -> None:
+    """A file cubind loads from no place it searches (CUBIND_<LIB>_PATH naming it) is a copy too,
+    at the place of the step that found it, with its version. (Every library is a mock here: a mock
+    and the real library it stands for, loaded together, would clash in ld.so's symbol versions.)"""
+    env = dict(tree["env"])
+    for lib in BOUND:
+        if lib.wheel_dirs:
+            env[lib.env_var] = str(place(lib, tree["root"]) / lib.sonames[0])
+    lib = next(lib for lib in BOUND if lib.wheel_dirs and lib.version.kind != "file-name")
+    path = copy_mock(lib, tmp_path / "elsewhere")
+    env[lib.env_var] = str(path)
+    result = probe("--all", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    copy = copy_at(json.loads(result.stdout), lib.name, path)
+    assert (copy["place"], copy["chosen"], copy["chosen_by"]) == (lib.env_var, True, lib.env_var)
+    assert copy["version_source"] == "query" and copy["version"]["major"] is not None
