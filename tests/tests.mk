@@ -57,7 +57,7 @@ include tests/embed/embed.mk
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
-.PHONY: test-copies test-layering test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
+.PHONY: test-copies test-copies-c test-layering test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
         test-trace test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
         test-docs abi-baseline
 
@@ -76,7 +76,7 @@ test-generator: deps-generator deps-test
 	$(RESULTS) run tests/generator pytest -- $(PYTHON) -m pytest -q tests/generator
 
 test-c: test-layering test-abi test-headers test-passthrough test-loader test-trace test-unload test-real test-probe \
-        test-link test-install test-examples test-bench-build $(if $(SAN),,test-copies)
+        test-link test-install test-examples test-bench-build $(if $(SAN),test-copies-c,test-copies)
 
 # The loader is a one-way stack (docs/loader-internals.md): each file's includes and its object's
 # calls go to lower layers only, and no file is over 550 lines.
@@ -232,10 +232,13 @@ test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS) $(RELEASE_MOCKS)
 	done;)
 
 # Every copy of every library (cubind-probe --all, cubind/copies.h, the discovery switch, CUDA_PATH's place):
-# fixture trees of mocks, compiled located libraries and a CUDA 12.4 cuBLAS, built by the test. The C API is
-# driven through ctypes, which a sanitizer's runtime does not allow: not run under SAN.
-test-copies: $(TEST_BUILD)/test_copies $(PROBE) $(LIBRARY_SO) $(MOCKS) fetch-release-libs deps-test
+# fixture trees of mocks, compiled located libraries and a CUDA 12.4 cuBLAS, built by the tests. The pytest
+# part drives the C API through ctypes, which a sanitizer's runtime does not allow: under SAN only the
+# CMocka part (test-copies-c) runs.
+test-copies-c: $(TEST_BUILD)/test_copies $(MOCKS)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(RESULTS) run test_copies cmocka -- $(TEST_BUILD)/test_copies
+
+test-copies: test-copies-c $(PROBE) $(LIBRARY_SO) $(MOCKS) fetch-release-libs deps-test
 	CUBIND_PROBE=$(abspath $(PROBE)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
 	    CUBIND_TEST_LIBCUBIND=$(abspath $(LIBRARY_SO)) $(RESULTS) run tests/copies pytest -- \
 	    $(PYTHON) -m pytest -q tests/copies
