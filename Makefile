@@ -96,6 +96,7 @@ help:
 	@echo "make test             every test (SAN=address,undefined or SAN=thread for a sanitizer build)"
 	@echo "make test-package     makefiles, exported ABI (abi/), cdef headers, consumers of an installed tree"
 	@echo "make test-docs        every code block of README.md and docs/, run as printed"
+	@echo "make test-copies      every copy of every library: cubind-probe --all, cubind/copies.h, CUDA_PATH, the Python switch"
 	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef, IR, docs (DESTDIR too)"
 	@echo "make install-strip    the same, the installed library and probe stripped of debug information"
 	@echo "make abi-baseline     accept the exported ABI as it is now (abi/symbols.txt, abi/layout.txt)"

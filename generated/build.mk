@@ -31,6 +31,44 @@ CUBIND_SONAME_nccl := libnccl.so.2
 CUBIND_ENV_nccl := CUBIND_NCCL_PATH
 CUBIND_SONAME_cudnn := libcudnn.so.9
 CUBIND_ENV_cudnn := CUBIND_CUDNN_PATH
+# The libraries cubind locates but does not bind (generator/libraries.toml, [[locate]]): their
+# newest soname, for the tests' fixture trees.
+CUBIND_LOCATE := cupti nvvm nvfatbin cufile cufftw nvblas nppc nppial nppicc nppidei nppif nppig nppim nppist nppisu nppitc npps nvjpeg nvrtc-builtins cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_heuristic cudnn_engines_precompiled cudnn_engines_runtime_compiled cusparseLt cudss cutensor cutensorMg nvshmem_host cublasmp cufftMp mathdx nvpl_fftw
+CUBIND_LOCATE_SONAME_cupti := libcupti.so.13
+CUBIND_LOCATE_SONAME_nvvm := libnvvm.so.4
+CUBIND_LOCATE_SONAME_nvfatbin := libnvfatbin.so.13
+CUBIND_LOCATE_SONAME_cufile := libcufile.so.0
+CUBIND_LOCATE_SONAME_cufftw := libcufftw.so.12
+CUBIND_LOCATE_SONAME_nvblas := libnvblas.so.13
+CUBIND_LOCATE_SONAME_nppc := libnppc.so.13
+CUBIND_LOCATE_SONAME_nppial := libnppial.so.13
+CUBIND_LOCATE_SONAME_nppicc := libnppicc.so.13
+CUBIND_LOCATE_SONAME_nppidei := libnppidei.so.13
+CUBIND_LOCATE_SONAME_nppif := libnppif.so.13
+CUBIND_LOCATE_SONAME_nppig := libnppig.so.13
+CUBIND_LOCATE_SONAME_nppim := libnppim.so.13
+CUBIND_LOCATE_SONAME_nppist := libnppist.so.13
+CUBIND_LOCATE_SONAME_nppisu := libnppisu.so.13
+CUBIND_LOCATE_SONAME_nppitc := libnppitc.so.13
+CUBIND_LOCATE_SONAME_npps := libnpps.so.13
+CUBIND_LOCATE_SONAME_nvjpeg := libnvjpeg.so.13
+CUBIND_LOCATE_SONAME_nvrtc-builtins := libnvrtc-builtins.so.13.0
+CUBIND_LOCATE_SONAME_cudnn_graph := libcudnn_graph.so.9
+CUBIND_LOCATE_SONAME_cudnn_ops := libcudnn_ops.so.9
+CUBIND_LOCATE_SONAME_cudnn_cnn := libcudnn_cnn.so.9
+CUBIND_LOCATE_SONAME_cudnn_adv := libcudnn_adv.so.9
+CUBIND_LOCATE_SONAME_cudnn_heuristic := libcudnn_heuristic.so.9
+CUBIND_LOCATE_SONAME_cudnn_engines_precompiled := libcudnn_engines_precompiled.so.9
+CUBIND_LOCATE_SONAME_cudnn_engines_runtime_compiled := libcudnn_engines_runtime_compiled.so.9
+CUBIND_LOCATE_SONAME_cusparseLt := libcusparseLt.so.0
+CUBIND_LOCATE_SONAME_cudss := libcudss.so.0
+CUBIND_LOCATE_SONAME_cutensor := libcutensor.so.2
+CUBIND_LOCATE_SONAME_cutensorMg := libcutensorMg.so.2
+CUBIND_LOCATE_SONAME_nvshmem_host := libnvshmem_host.so.3
+CUBIND_LOCATE_SONAME_cublasmp := libcublasmp.so.0
+CUBIND_LOCATE_SONAME_cufftMp := libcufftMp.so.12
+CUBIND_LOCATE_SONAME_mathdx := libmathdx.so.0
+CUBIND_LOCATE_SONAME_nvpl_fftw := libnvpl_fftw.so.0
 # CUDA releases older than the headers' that a library's calls are generated for (generator/libraries.toml,
 # [[release]]): its mocks of each (tests/mock_<library>-r<release>.c) answer that release's version.
 CUBIND_RELEASES_cublas := 12_4 11_8

@@ -15,7 +15,17 @@ PUBLIC_HEADER = Path(__file__).resolve().parent.parent / "include" / "cubind" / 
 INLINE_HEADER = PUBLIC_HEADER.with_name("inline.h")
 
 
-def hand_written_names(headers: tuple[Path, ...] = (PUBLIC_HEADER, INLINE_HEADER)) -> set[str]:
+def extra_headers() -> tuple[Path, ...]:
+    """The hand-written headers cubind/cubind.h includes besides the core API and the generated
+    modules (cubind/copies.h, ...): part of the API as core.h is, in its own files."""
+    umbrella = PUBLIC_HEADER.with_name("cubind.h").read_text()
+    names = [line.split('"')[1] for line in umbrella.splitlines() if line.startswith('#include "cubind/')]
+    return tuple(PUBLIC_HEADER.parent.parent / name for name in names
+                 if name not in ("cubind/core.h", "cubind/modules.h"))
+
+
+def hand_written_names(headers: tuple[Path, ...] | None = None) -> set[str]:
+    headers = headers if headers is not None else (PUBLIC_HEADER, INLINE_HEADER, *extra_headers())
     return {name for header in headers for name in _names(header)}
 
 

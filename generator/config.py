@@ -104,6 +104,8 @@ class Library:
     # statuses the library documents as not failures ("not ready yet"), each with why: returned
     # unchanged, never recorded as an error nor passed to the error handler
     informational: tuple[tuple[str, str], ...] = ()
+    # where NVIDIA's pip wheels put it, relative to a site-packages directory ("nvidia/cu13/lib")
+    wheel_dirs: tuple[str, ...] = ()
 
     @property
     def env_var(self) -> str:
@@ -112,6 +114,23 @@ class Library:
     @property
     def enum_name(self) -> str:
         return f"CUBIND_LIB_{self.name.upper()}"
+
+
+@dataclass(frozen=True)
+class Locate:
+    """A library cubind locates but does not bind ([[locate]]): its copies and their versions."""
+    name: str
+    sonames: tuple[str, ...]                  # newest first
+    wheel_dirs: tuple[str, ...]               # relative to a site-packages directory
+    version: VersionQuery
+    root_dirs: tuple[str, ...] = ()           # a CUDA root's directories besides lib64, lib, targets/<arch>/lib
+    returns_value: bool = False               # "encoded": the function returns the number (size_t)
+    cuda_from_major: bool = False             # cuda = "major": the library's major is CUDA's
+    cuda_of_major: tuple[tuple[int, int], ...] = ()  # cuda = { "12" = "13" }: library major -> CUDA major
+
+    @property
+    def stem(self) -> str:
+        return self.sonames[0].split(".so")[0]
 
 
 @dataclass(frozen=True)
@@ -153,6 +172,7 @@ class Config:
     libraries: tuple[Library, ...]
     param_docs: tuple[tuple[str, str], ...] = ()
     releases: tuple[Release, ...] = ()   # newest first
+    locate: tuple[Locate, ...] = ()      # libraries located, not bound
 
     @functools.cached_property
     def _param_docs(self) -> dict[str, str]:
@@ -237,6 +257,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             serves_every_release=lib.get("serves_every_release", False),
             coupled=tuple(lib.get("coupled", ())),
             informational=tuple(sorted(lib.get("informational", {}).items())),
+            wheel_dirs=tuple(lib.get("wheel_dirs", ())),
         )
         for lib in raw["library"]
     ), key=lambda lib: lib.id))
@@ -250,6 +271,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
         param_docs=tuple(sorted(raw.get("param_docs", {}).items())),
         releases=tuple(sorted((_release(r) for r in raw.get("release", ())), key=lambda r: r.version_key,
                               reverse=True)),
+        locate=tuple(_locate(entry) for entry in raw.get("locate", ())),
     )
     _validate(config)
     return config
@@ -275,6 +297,29 @@ def _release(raw: dict) -> Release:
         raise ConfigError(f"release {raw.get('name', '?')}: {exc.args[0]} is missing") from None
 
 
+def _locate(raw: dict) -> Locate:
+    try:
+        version = raw["version"]
+        cuda = raw.get("cuda")
+        if cuda is not None and cuda != "major" and not isinstance(cuda, dict):
+            raise ConfigError(f"locate {raw['name']}: cuda is \"major\" or a table of majors")
+        if version.get("returns", "value") != "value":
+            raise ConfigError(f"locate {raw['name']}: version returns is \"value\" or absent")
+        return Locate(
+            name=raw["name"],
+            sonames=tuple(raw["sonames"]),
+            wheel_dirs=tuple(raw.get("wheel_dirs", ())),
+            root_dirs=tuple(raw.get("root_dirs", ())),
+            version=VersionQuery(kind=version["kind"], function=version.get("function"),
+                                 encoding=tuple(version.get("encoding", ()))),
+            returns_value=version.get("returns") == "value",
+            cuda_from_major=cuda == "major",
+            cuda_of_major=tuple(sorted((int(k), int(v)) for k, v in cuda.items())) if isinstance(cuda, dict) else (),
+        )
+    except KeyError as exc:
+        raise ConfigError(f"locate {raw.get('name', '?')}: {exc.args[0]} is missing") from None
+
+
 def _validate(config: Config) -> None:
     names = {lib.name for lib in config.libraries}
     ids = sorted(lib.id for lib in config.libraries)
@@ -289,6 +334,19 @@ def _validate(config: Config) -> None:
                               "is not file-name")
         if (query.kind == "encoded") != bool(query.encoding):
             raise ConfigError(f"library {lib.name}: an encoding goes with version kind encoded, and only with it")
+    seen_locate: set[str] = set(names)
+    for entry in config.locate:
+        if entry.name in seen_locate:
+            raise ConfigError(f"locate {entry.name}: the name of another library or locate entry")
+        seen_locate.add(entry.name)
+        if not entry.sonames or any(s.split(".so")[0] != entry.stem for s in entry.sonames):
+            raise ConfigError(f"locate {entry.name}: its sonames must share one stem")
+        query = entry.version
+        if query.kind not in VERSION_KINDS or (query.function is None) != (query.kind == "file-name"):
+            raise ConfigError(f"locate {entry.name}: version kind {query.kind!r} unknown, or a function "
+                              "given exactly when it is file-name")
+        if (query.kind == "encoded") != bool(query.encoding) or (entry.returns_value and query.kind != "encoded"):
+            raise ConfigError(f"locate {entry.name}: encoding and returns go with version kind encoded only")
     for lib in config.libraries:
         for other in lib.coupled:
             if other not in names or other == lib.name:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
-from .api import PUBLIC_HEADER
+from .api import PUBLIC_HEADER, extra_headers
 from .ctext import spaced
 
 INCLUDE = PUBLIC_HEADER.parent.parent
@@ -80,9 +80,13 @@ def hand_written(libraries_h: str, header: Path = PUBLIC_HEADER) -> HandWritten:
         (Path(tmp) / "cubind").mkdir()
         (Path(tmp) / "cubind" / "libraries.h").write_text(libraries_h)
         (Path(tmp) / "cubind" / "modules.h").write_text("")
-        ours = {str(header.resolve()), str((Path(tmp) / "cubind" / "libraries.h").resolve())}
+        extras = extra_headers() if header == PUBLIC_HEADER else ()
+        ours = {str(header.resolve()), str((Path(tmp) / "cubind" / "libraries.h").resolve()),
+                *(str(h.resolve()) for h in extras)}
+        root = Path(tmp) / "root.h"  # the core API, then the other hand-written headers cubind.h includes
+        root.write_text("".join(f'#include "{h}"\n' for h in (header, *extras)))
         tu = ci.Index.create().parse(
-            str(header),
+            str(root),
             args=["-x", "c", "-std=c11", f"-I{tmp}", f"-I{INCLUDE}", "-DCUBIND_NO_DEPRECATION_WARNINGS"],
             options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
         )

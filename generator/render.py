@@ -135,6 +135,7 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
     out["include/cubind/libraries.h"] = env.get_template("libraries.h.j2").render(common)
     out["include/cubind/modules.h"] = env.get_template("modules.h.j2").render(common)
     out["src/libraries.c"] = env.get_template("libraries.c.j2").render(common)
+    out["src/locate.c"] = env.get_template("locate.c.j2").render(common)
     out["src/status_names.c"] = env.get_template("status_names.c.j2").render(common)
     out["build.mk"] = env.get_template("build.mk.j2").render(common)
     out["tests/passthrough_groups.h"] = env.get_template("passthrough_groups.h.j2").render(common)

@@ -7,14 +7,14 @@
  *      only a soname found there is asked of dlopen (RTLD_NOLOAD), so that a soname
  *      not loaded costs no search of the file system;
  *   3b. beside a library it is used with (`coupled`), already loaded by cubind: its folder;
- *   4. the system loader's search by soname, newest first, done here so that every
- *      file is checked before dlopen and known by an absolute path: the search path
- *      the dynamic loader reports (LD_LIBRARY_PATH, rpath; relative and empty entries,
- *      which mean the working directory, are skipped), the ld.so cache (read once per
- *      search, and only when the search path missed; looked up as ld.so does, by a
- *      binary search), the system directories;
- *   5. $CUDA_PATH, $CUDA_HOME, $CONDA_PREFIX, /usr/local/cuda with lib64, lib,
- *      targets/<arch>/lib.
+ *   4. the dynamic loader's search path, by soname, newest first (rpath, LD_LIBRARY_PATH, runpath;
+ *      relative and empty entries, which mean the working directory, are skipped);
+ *   5. $CUDA_PATH, then $CUDA_HOME, set by the user: lib64, lib, targets/<arch>/lib;
+ *   6. only when asked (CUBIND_SEARCH_PYTHON=1, cubind_set_search_python): Python's site-packages
+ *      wheels (nvidia/cu13/lib, ...), then $CONDA_PREFIX;
+ *   7. the system's defaults, by soname, newest first: the ld.so cache (read once per search;
+ *      looked up as ld.so does, by a binary search), the system directories;
+ *   8. $CONDA_PREFIX (unless step 6 searched it), /usr/local/cuda.
  * An explicit choice (1 or 2) that fails is final. Every attempt that fails is written
  * to `why`, so a failure lists each path tried and what the system said; the text is
  * written only for what failed (a load that succeeds formats nothing). A path is
@@ -25,7 +25,7 @@
  * candidate.c. Environment variables are read with secure_getenv (environment.c): a
  * set-user-ID or set-group-ID program ignores them.
  * Layer 6: calls search_path (5), candidate (4), library_version (3), handle_check (3),
- * opened (2), loaded_objects (2), environment (1) and strbuf (1).
+ * opened (2), loaded_objects (2), places (2), environment (1) and strbuf (1).
  */
 #define _GNU_SOURCE
 #include "discovery.h"
@@ -41,11 +41,30 @@
 #include "handle_check.h"
 #include "library_version.h"
 #include "loaded_objects.h"
+#include "places.h"
 #include "search_path.h"
 
-/* Step 5's roots. Arrays of arrays, not of pointers: nothing here is relocated at start-up. */
-static const char root_vars[][16] = {"CUDA_PATH", "CUDA_HOME", "CONDA_PREFIX"};
+/* The roots of steps 5 and 8. Arrays of arrays, not of pointers: nothing here is relocated at start-up. */
+static const char user_roots[][16] = {"CUDA_PATH", "CUDA_HOME"};
+static const char conda_root[] = "CONDA_PREFIX";
 static const char default_root[] = "/usr/local/cuda";
+
+/* The root named by the environment variable `name` (`fixed`, when not NULL: that directory); NULL
+ * when absent, or relative (said in `why`). */
+static void *try_named_root(const cubind__library_desc *d, const char *name, const char *fixed, cubind__strbuf *why,
+                            cubind__found *found)
+{
+    const char *root = fixed != NULL ? fixed : cubind__getenv(name);
+    if (root == NULL || root[0] == '\0')
+        return NULL;
+    if (root[0] != '/') {
+        cubind__strbuf_printf(why, "; %s=", name);
+        cubind__strbuf_escaped(why, root);
+        cubind__strbuf_printf(why, ": ignored, a relative path");
+        return NULL;
+    }
+    return cubind__try_root(d, root, why, found);
+}
 
 /* Step 3: a copy already loaded, newest soname first; only the sonames the walk found loaded are
  * asked of dlopen (a RTLD_NOLOAD probe of one not loaded searches every directory for nothing).
@@ -84,6 +103,7 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
     const char *env;
     void *handle;
     size_t i, listed;
+    int python;
 
     if (explicit_handle != NULL) {
         *found_by = "cubind_set_library_handle";
@@ -115,27 +135,39 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
         *found_by = "beside a library it is used with";
         goto done;
     }
-    handle = cubind__system_search(d, cubind__own_map(&walk), &later, found);
+    handle = cubind__system_search(d, cubind__own_map(&walk), CUBIND__SEARCH_PATH, &later, found);
     if (handle != NULL) {
         *found_by = "system loader";
         goto done;
     }
-    for (i = 0; i <= sizeof root_vars / sizeof root_vars[0]; ++i) {
-        const char *name = i < sizeof root_vars / sizeof root_vars[0] ? root_vars[i] : default_root;
-        const char *root = i < sizeof root_vars / sizeof root_vars[0] ? cubind__getenv(name) : default_root;
-        if (root == NULL || root[0] == '\0')
-            continue;
-        if (root[0] != '/') {
-            cubind__strbuf_printf(&later, "; %s=", name);
-            cubind__strbuf_escaped(&later, root);
-            cubind__strbuf_printf(&later, ": ignored, a relative path");
-            continue;
-        }
-        handle = cubind__try_root(d, root, &later, found);
-        if (handle != NULL) {
-            *found_by = name;
+    for (i = 0; i < sizeof user_roots / sizeof user_roots[0]; ++i)
+        if ((handle = try_named_root(d, user_roots[i], NULL, &later, found)) != NULL) {
+            *found_by = user_roots[i];
             goto done;
         }
+    python = cubind__search_python();
+    if (python) {
+        if ((handle = cubind__try_wheels(d, &later, found)) != NULL) {
+            *found_by = "site-packages";
+            goto done;
+        }
+        if ((handle = try_named_root(d, conda_root, NULL, &later, found)) != NULL) {
+            *found_by = conda_root;
+            goto done;
+        }
+    }
+    handle = cubind__system_search(d, NULL, CUBIND__SEARCH_DEFAULTS, &later, found);
+    if (handle != NULL) {
+        *found_by = "system loader";
+        goto done;
+    }
+    if (!python && (handle = try_named_root(d, conda_root, NULL, &later, found)) != NULL) {
+        *found_by = conda_root;
+        goto done;
+    }
+    if ((handle = try_named_root(d, default_root, default_root, &later, found)) != NULL) {
+        *found_by = default_root;
+        goto done;
     }
     cubind__strbuf_printf(why, "%s unset; already loaded: none of%s", d->env_var, cubind__strbuf_str(&loaded));
     for (i = listed; i < d->soname_count; ++i)

@@ -200,4 +200,46 @@ static inline cubind__fnptr cubind__target(cubind__fnptr slow, cubind__offset *o
 #define CUBIND_AS_RETURNED(status) ((void)0)
 #endif
 
+/* Every library cubind locates: the bound ones first, at their cubind_library index, then those of
+ * generator/libraries.toml's [[locate]] (generated/src/locate.c). Arrays, not pointers: nothing is
+ * relocated at start-up. What the copies of a library are, and their versions: loader/copies.c. */
+#define CUBIND__LOCATE_NAME_SIZE 32
+#define CUBIND__LOCATE_SONAMES_MAX 6
+#define CUBIND__LOCATE_SONAME_SIZE 40
+#define CUBIND__WHEEL_DIRS_MAX 2
+#define CUBIND__WHEEL_DIR_SIZE 32
+#define CUBIND__ROOT_DIRS_MAX 1
+#define CUBIND__ROOT_DIR_SIZE 24
+#define CUBIND__CUDA_MAP_MAX 4
+
+enum cubind__version_kind {
+    CUBIND__VERSION_PROPERTY = 1,    /* f(libraryPropertyType, int *) for MAJOR, MINOR, PATCH; 0 is success */
+    CUBIND__VERSION_ENCODED = 2,     /* one number, through an int * (0 is success) or returned (size_t) */
+    CUBIND__VERSION_MAJOR_MINOR = 3, /* f(int *major, int *minor); 0 is success */
+    CUBIND__VERSION_FILE_NAME = 4    /* no function: the numbers of the file's name */
+};
+
+typedef struct cubind__locatable {
+    char name[CUBIND__LOCATE_NAME_SIZE];   /* "cublas", "cupti" */
+    char stem[CUBIND__LOCATE_SONAME_SIZE]; /* "libcupti": every <stem>.so[.N...] is of its family */
+    int library;                           /* its cubind_library, or -1: located, not bound */
+    char sonames[CUBIND__LOCATE_SONAMES_MAX][CUBIND__LOCATE_SONAME_SIZE]; /* newest first */
+    unsigned char soname_count;
+    char wheel_dirs[CUBIND__WHEEL_DIRS_MAX][CUBIND__WHEEL_DIR_SIZE]; /* relative to site-packages */
+    unsigned char wheel_dir_count;
+    char root_dirs[CUBIND__ROOT_DIRS_MAX][CUBIND__ROOT_DIR_SIZE];    /* of a CUDA root, besides lib64, ... */
+    unsigned char root_dir_count;
+    unsigned char version_kind;            /* enum cubind__version_kind */
+    unsigned char returns_value;           /* ENCODED: the function returns the number */
+    char version_function[CUBIND__QUERY_NAME_SIZE];
+    int encoding[3];                       /* ENCODED: part i = value % encoding[i-1] / encoding[i] */
+    unsigned char encoding_count;
+    unsigned char cuda_from_major;         /* the library's major is the CUDA major it belongs to */
+    unsigned char cuda_of_major[CUBIND__CUDA_MAP_MAX][2]; /* {library major, CUDA major} */
+    unsigned char cuda_of_major_count;
+} cubind__locatable;
+
+extern const cubind__locatable cubind__locatables[];
+extern const size_t cubind__locatable_count;
+
 #endif /* CUBIND_LOADER_INTERNAL_H */

@@ -120,6 +120,46 @@ static int compare_key(const cubind__ld_cache *c, const char *soname, uint32_t k
     return cache_compare(soname, (const char *)c->map + c->base + key, (const char *)c->map + c->size);
 }
 
+/* Entry `index`'s name and absolute path, when it is a plain entry of this machine's kind; else 0. */
+static int entry_of(const cubind__ld_cache *c, size_t index, const char **key_text, const char **value_text)
+{
+    const unsigned char *e = c->map + c->base + 48 + index * 24;
+    int32_t flags;
+    uint32_t key, value;
+    uint64_t hwcap;
+    memcpy(&flags, e, 4);
+    memcpy(&key, e + 4, 4);
+    memcpy(&value, e + 8, 4);
+    memcpy(&hwcap, e + 16, 8);
+    if (hwcap != 0) /* a glibc-hwcaps variant: the plain entry is for every machine */
+        return 0;
+    if ((flags & 0xff) != 0x03 && (flags & 0xff) != 0x01) /* FLAG_ELF_LIBC6, FLAG_ELF */
+        return 0;
+#ifdef CACHE_ARCH_FLAGS
+    if ((flags & 0xff00) != CACHE_ARCH_FLAGS)
+        return 0;
+#endif
+    *key_text = cache_string(c, key);
+    *value_text = cache_string(c, value);
+    return *key_text != NULL && *value_text != NULL && (*value_text)[0] == '/';
+}
+
+void cubind__ld_cache_each(cubind__ld_cache *c, const char *stem,
+                           void (*each)(const char *name, const char *path, void *context), void *context)
+{
+    size_t i, n = strlen(stem);
+    if (!c->tried)
+        cache_open(c);
+    if (c->map == NULL)
+        return;
+    for (i = 0; i < c->entries; ++i) {
+        const char *key_text, *value_text;
+        if (entry_of(c, i, &key_text, &value_text) && strncmp(key_text, stem, n) == 0 &&
+            strncmp(key_text + n, ".so", 3) == 0 && (key_text[n + 3] == '\0' || key_text[n + 3] == '.'))
+            each(key_text, value_text, context);
+    }
+}
+
 /* The "glibc-ld.so.cache1.1" format, after the old one or alone; found by a binary search, as
  * ld.so finds it (the cache is sorted, descending, in _dl_cache_libcmp's order), then the entries
  * of that name in order. */
@@ -141,30 +181,14 @@ const char *cubind__ld_cache_lookup(cubind__ld_cache *c, const char *soname, cha
             right = middle;
     }
     for (; left < c->entries; ++left) {
-        const unsigned char *e = c->map + c->base + 48 + left * 24;
         const char *key_text, *value_text;
-        int32_t flags;
-        uint32_t key, value;
-        uint64_t hwcap;
-        memcpy(&flags, e, 4);
-        memcpy(&key, e + 4, 4);
-        memcpy(&value, e + 8, 4);
-        memcpy(&hwcap, e + 16, 8);
+        uint32_t key;
+        memcpy(&key, c->map + c->base + 48 + left * 24 + 4, 4);
         if (compare_key(c, soname, key) != 0)
             break; /* past the entries of this name */
-        if (hwcap != 0) /* a glibc-hwcaps variant: the plain entry is for every machine */
+        if (!entry_of(c, left, &key_text, &value_text) || strcmp(key_text, soname) != 0)
             continue;
-        if ((flags & 0xff) != 0x03 && (flags & 0xff) != 0x01) /* FLAG_ELF_LIBC6, FLAG_ELF */
-            continue;
-#ifdef CACHE_ARCH_FLAGS
-        if ((flags & 0xff00) != CACHE_ARCH_FLAGS)
-            continue;
-#endif
-        key_text = cache_string(c, key);
-        value_text = cache_string(c, value);
-        if (key_text == NULL || value_text == NULL || strcmp(key_text, soname) != 0)
-            continue;
-        if (value_text[0] == '/' && strlen(value_text) < size) {
+        if (strlen(value_text) < size) {
             strcpy(out, value_text);
             return out;
         }

@@ -22,6 +22,12 @@ typedef struct cubind__ld_cache {
  * set ("" for none), else /etc/ld.so.cache; opened on the first look-up. */
 const char *cubind__ld_cache_lookup(cubind__ld_cache *cache, const char *soname, char *out, size_t size);
 
+/* Every entry of the cache (this machine's kind, no glibc-hwcaps variant) whose name is `stem`
+ * followed by ".so" and nothing or a dot: `each(name, path, context)` with its absolute path, in
+ * the cache's order (newest version first). Opens the cache as cubind__ld_cache_lookup does. */
+void cubind__ld_cache_each(cubind__ld_cache *cache, const char *stem,
+                           void (*each)(const char *name, const char *path, void *context), void *context);
+
 void cubind__ld_cache_close(cubind__ld_cache *cache);
 
 #endif /* CUBIND_LOADER_LD_CACHE_H */

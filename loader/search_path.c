@@ -1,9 +1,9 @@
 /*
  * loader/search_path.c - the directories searched by file name (see search_path.h): the
- * system loader's search path, the ld.so cache and the system directories (step 4), and a CUDA
- * root's library directories (step 5). Every file found is handed to cubind__open_candidate by
- * its absolute path; a file absent is only counted. Layer 5: calls candidate (4), ld_cache (2)
- * and strbuf (1).
+ * system loader's search path, the ld.so cache and the system directories, a CUDA root's library
+ * directories, Python's wheels. Every file found is handed to cubind__open_candidate by its
+ * absolute path; a file absent is only counted. Layer 5: calls candidate (4), ld_cache (2),
+ * places (2) and strbuf (1).
  */
 #define _GNU_SOURCE
 #include "search_path.h"
@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "ld_cache.h"
+#include "places.h"
 
 #if defined(__x86_64__)
 static const char target_dirs[][32] = {"targets/x86_64-linux/lib"};
@@ -126,7 +127,8 @@ static void *try_dir(const cubind__library_desc *d, const char *dir, const char 
 
 /* The search path for a dlopen from cubind: its rpath and the program's, LD_LIBRARY_PATH (which
  * the dynamic loader ignores in secure mode), cubind's runpath; dlinfo RTLD_DI_SERINFO. */
-void *cubind__system_search(const cubind__library_desc *d, void *self, cubind__strbuf *why, cubind__found *found)
+void *cubind__system_search(const cubind__library_desc *d, void *self, int part, cubind__strbuf *why,
+                            cubind__found *found)
 {
     union {
         Dl_serinfo info;
@@ -138,7 +140,7 @@ void *cubind__system_search(const cubind__library_desc *d, void *self, cubind__s
     cubind__ld_cache cache = {0, NULL, 0, 0, 0};
     char cached[PATH_MAX];
 
-    if (self != NULL && dlinfo(self, RTLD_DI_SERINFOSIZE, &size_info) == 0 &&
+    if (part == CUBIND__SEARCH_PATH && self != NULL && dlinfo(self, RTLD_DI_SERINFOSIZE, &size_info) == 0 &&
         (info = size_info.dls_size <= sizeof small ? &small.info : malloc(size_info.dls_size)) != NULL) {
         *info = size_info;
         if (dlinfo(self, RTLD_DI_SERINFO, info) != 0) {
@@ -163,13 +165,15 @@ void *cubind__system_search(const cubind__library_desc *d, void *self, cubind__s
             if (dir[0] == '/' && !is_system_dir(dir))
                 handle = try_dir(d, dir, soname, why, &absent, found);
         }
+        if (part != CUBIND__SEARCH_DEFAULTS)
+            continue;
         if (handle == NULL && cubind__ld_cache_lookup(&cache, soname, cached, sizeof cached) != NULL)
             handle = cubind__open_candidate(d, cached, "; system loader: ld.so cache: ", "", why, found);
         for (i = 0; i < sizeof system_dirs / sizeof system_dirs[0] && handle == NULL; ++i)
             handle = try_dir(d, system_dirs[i], soname, why, &absent, found);
     }
     cubind__ld_cache_close(&cache);
-    if (handle == NULL) {
+    if (handle == NULL && part == CUBIND__SEARCH_DEFAULTS) {
         cubind__strbuf_printf(why, "; system loader: no loadable");
         for (j = 0; j < d->soname_count; ++j)
             cubind__strbuf_printf(why, "%s %s", j ? "," : "", d->sonames[j]);
@@ -193,5 +197,51 @@ void *cubind__try_beside(const cubind__library_desc *d, const char *dir, cubind_
             handle = cubind__open_candidate(d, path, "; beside a library it is used with: ", "", why, found);
         cubind__strbuf_free(&spill);
     }
+    return handle;
+}
+
+void *cubind__try_wheels(const cubind__library_desc *d, cubind__strbuf *why, cubind__found *found)
+{
+    const cubind__locatable *l = &cubind__locatables[d->library];
+    cubind__dirs sites = {0};
+    void *handle = NULL;
+    size_t s, w, j, absent = 0, tried = 0;
+    if (l->wheel_dir_count == 0)
+        return NULL;
+    cubind__site_packages(&sites);
+    for (s = 0; s < sites.count && handle == NULL; ++s)
+        for (w = 0; w < l->wheel_dir_count && handle == NULL; ++w)
+            for (j = 0; j < d->soname_count && handle == NULL; ++j) {
+                cubind__strbuf spill = {0};
+                char buffer[PATH_MAX];
+                struct stat st;
+                const char *path = join_path(buffer, sizeof buffer, &spill, sites.items[s], l->wheel_dirs[w],
+                                             d->sonames[j]);
+                tried++;
+                if (lstat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+                    absent++;
+                else
+                    handle = cubind__open_candidate(d, path, "; site-packages: ", "", why, found);
+                cubind__strbuf_free(&spill);
+            }
+    if (handle == NULL) {
+        cubind__strbuf_printf(why, "; site-packages: ");
+        if (sites.count == 0)
+            cubind__strbuf_printf(why, "none found");
+        for (s = 0; s < sites.count; ++s) {
+            cubind__strbuf_printf(why, "%s", s ? "," : "{");
+            cubind__strbuf_escaped(why, sites.items[s]);
+        }
+        if (sites.count > 0) {
+            cubind__strbuf_printf(why, "}/{");
+            for (w = 0; w < l->wheel_dir_count; ++w)
+                cubind__strbuf_printf(why, "%s%s", w ? "," : "", l->wheel_dirs[w]);
+            cubind__strbuf_printf(why, "}/{");
+            for (j = 0; j < d->soname_count; ++j)
+                cubind__strbuf_printf(why, "%s%s", j ? "," : "", d->sonames[j]);
+            cubind__strbuf_printf(why, "}: %s", absent == tried ? "none present" : "the others absent");
+        }
+    }
+    cubind__dirs_free(&sites);
     return handle;
 }

@@ -1,7 +1,7 @@
 /*
  * loader/search_path.h - the directories discovery searches by file name: the system loader's
- * search (step 4) and a CUDA root's library directories (step 5). Layer 5: includes internal.h
- * (0), strbuf.h (1) and candidate.h (4).
+ * search, a CUDA root's library directories and Python's wheels (docs/loader.md). Layer 5: includes
+ * internal.h (0), strbuf.h (1) and candidate.h (4).
  */
 #ifndef CUBIND_LOADER_SEARCH_PATH_H
 #define CUBIND_LOADER_SEARCH_PATH_H
@@ -10,14 +10,23 @@
 #include "internal.h"
 #include "strbuf.h"
 
-/* Step 4: what dlopen(soname) would do, each file checked first and opened by its absolute path.
- * For each soname, newest first: the dynamic loader's search path for a dlopen from `self`
- * (cubind's link map, or NULL), skipping relative and empty entries (the working directory); then
- * the ld.so cache (read once, when the search path missed); then the system directories. Returns
+/* What dlopen(soname) would do, each file checked first and opened by its absolute path, in two
+ * parts (docs/loader.md, steps 4 and 7). CUBIND__SEARCH_PATH: for each soname, newest first, the
+ * dynamic loader's search path for a dlopen from `self` (cubind's link map, or NULL: rpath,
+ * LD_LIBRARY_PATH, runpath), skipping relative and empty entries (the working directory) and the
+ * system directories. CUBIND__SEARCH_DEFAULTS: for each soname, the ld.so cache (read once), then
+ * the system directories; when it finds nothing, `why` ends with what neither part found. Returns
  * the handle, or NULL with every attempt in `why`. */
-void *cubind__system_search(const cubind__library_desc *desc, void *self, cubind__strbuf *why, cubind__found *found);
+enum { CUBIND__SEARCH_PATH = 1, CUBIND__SEARCH_DEFAULTS = 2 };
+void *cubind__system_search(const cubind__library_desc *desc, void *self, int part, cubind__strbuf *why,
+                            cubind__found *found);
 
-/* Step 5 for one absolute `root`: root/{lib64,lib,targets/<arch>/lib}/<soname>, newest soname
+/* With CUBIND_SEARCH_PYTHON (places.h): each site-packages directory's wheel directories of the
+ * library (nvidia/cu13/lib, ...: cubind__locatables), newest soname first in each. Absent files
+ * are listed together in `why`, refused ones one by one. */
+void *cubind__try_wheels(const cubind__library_desc *desc, cubind__strbuf *why, cubind__found *found);
+
+/* A CUDA root (steps 5 and 8) for one absolute `root`: root/{lib64,lib,targets/<arch>/lib}/<soname>, newest soname
  * first in each. Absent files are listed together in `why`, refused ones one by one. */
 void *cubind__try_root(const cubind__library_desc *desc, const char *root, cubind__strbuf *why, cubind__found *found);
 

@@ -38,6 +38,7 @@ struct cubind_test_library {
     const char *status_failure_name;
     int abi_version;                         /* one library for every release (the driver): the
                                                 bindings' CUDA version; else 0 */
+    const char *wheel_dir;                   /* its first pip wheel directory ("nvidia/cu13/lib"), or NULL */
 };
 
 extern const struct cubind_test_library cubind_test_libraries[];

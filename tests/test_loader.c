@@ -539,8 +539,8 @@ static void place_mock(const char *root, const char *subdir, const char *name)
     assert_int_equal(symlink(mock_path("libcublas.so.13"), link), 0);
 }
 
-/* Step 5 of the discovery order, without the system loader's cache (which knows the real
- * libraries): CUDA_PATH, then CUDA_HOME, then CONDA_PREFIX, newest soname first. */
+/* Steps 5 and 8 of the discovery order (docs/loader.md), without the system loader's cache (which
+ * knows the real libraries): CUDA_PATH, then CUDA_HOME, then CONDA_PREFIX, newest soname first. */
 static void test_cuda_roots(void **state)
 {
     char tmp[] = "/tmp/cubind-roots-XXXXXX", a[64], b[64], c[64], expect[1200];

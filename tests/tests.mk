@@ -27,7 +27,7 @@ ABI_UNITS := $(patsubst $(GENERATED)/tests/abi_%.c,%,$(wildcard $(GENERATED)/tes
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 
 # Unit tests of the loader on mocks, and of the real CUDA libraries.
-C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_real $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_trace \
+C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_copies $(TEST_BUILD)/test_real $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_trace \
            $(TEST_BUILD)/test_trace-inline \
            $(TEST_BUILD)/test_unload
 # Each library's facts and two calls, generated from the configuration (tests/library_cases.h).
@@ -57,7 +57,7 @@ include tests/embed/embed.mk
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
-.PHONY: test-layering test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
+.PHONY: test-copies test-copies-c test-layering test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
         test-trace test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
         test-docs abi-baseline
 
@@ -76,7 +76,7 @@ test-generator: deps-generator deps-test
 	$(RESULTS) run tests/generator pytest -- $(PYTHON) -m pytest -q tests/generator
 
 test-c: test-layering test-abi test-headers test-passthrough test-loader test-trace test-unload test-real test-probe \
-        test-link test-install test-examples test-bench-build
+        test-link test-install test-examples test-bench-build $(if $(SAN),test-copies-c,test-copies)
 
 # The loader is a one-way stack (docs/loader-internals.md): each file's includes and its object's
 # calls go to lower layers only, and no file is over 550 lines.
@@ -141,6 +141,10 @@ $(PASSTHROUGH_INLINE): $(PASSTHROUGH_INLINE_OBJECTS) $(LIBRARY_SO) $(RECORDER) $
 	$(CC) -o $@ $(PASSTHROUGH_INLINE_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
 
 # test_loader counts dlopen calls by defining dlopen itself: it must be exported.
+$(TEST_BUILD)/test_copies: $(TEST_BUILD)/obj/tests/test_copies.o $(TEST_BUILD)/obj/tests/loader_support.o \
+                           $(LIBRARY_CASES) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
+	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
+
 $(TEST_BUILD)/test_loader: $(TEST_BUILD)/obj/tests/test_loader.o $(TEST_BUILD)/obj/tests/scenario.o \
                            $(TEST_BUILD)/obj/tests/loader_support.o $(LIBRARY_CASES) $(LIBRARY_SO) $(RECORDER) \
                            $(LINK_FLAGS_FILES)
@@ -226,6 +230,18 @@ test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS) $(RELEASE_MOCKS)
 	    [ $$status -eq 0 ] || { grep -v "^\[       OK \]\|^\[ RUN      \]" $$p-r$(r).log; exit 1; }; \
 	    grep -E "^passthrough:" $$p-r$(r).log; \
 	done;)
+
+# Every copy of every library (cubind-probe --all, cubind/copies.h, the discovery switch, CUDA_PATH's place):
+# fixture trees of mocks, compiled located libraries and a CUDA 12.4 cuBLAS, built by the tests. The pytest
+# part drives the C API through ctypes, which a sanitizer's runtime does not allow: under SAN only the
+# CMocka part (test-copies-c) runs.
+test-copies-c: $(TEST_BUILD)/test_copies $(MOCKS)
+	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) $(RESULTS) run test_copies cmocka -- $(TEST_BUILD)/test_copies
+
+test-copies: test-copies-c $(PROBE) $(LIBRARY_SO) $(MOCKS) fetch-release-libs deps-test
+	CUBIND_PROBE=$(abspath $(PROBE)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
+	    CUBIND_TEST_LIBCUBIND=$(abspath $(LIBRARY_SO)) $(RESULTS) run tests/copies pytest -- \
+	    $(PYTHON) -m pytest -q tests/copies
 
 test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \

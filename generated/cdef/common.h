@@ -1451,6 +1451,8 @@ typedef struct cusparseMatDescr *cusparseMatDescr_t;
 
 /* cubind: libraries, error record, loader (cubind/cubind.h) */
 enum { CUBIND_ERROR_MESSAGE_MAX = 4096 };
+enum { CUBIND_COPIES_LOAD = 1 };
+enum { CUBIND_COPIES_NO_QUERY = 2 };
 enum cubind_library {
     CUBIND_LIB_NONE = -1,
     CUBIND_LIB_CUBLAS = 0,
@@ -1562,3 +1564,37 @@ const char *cubind_library_name(cubind_library library);
 cubind_library cubind_library_from_name(const char *name);
 cubind_library cubind_library_from_soname(const char *soname);
 const char *cubind_version(void);
+struct cubind_copies;
+typedef struct cubind_copies cubind_copies;
+struct cubind_copies_options {
+    size_t size;
+    unsigned flags;
+    const char *library;
+    const char *cuda_path;
+};
+struct cubind_copy {
+    size_t size;
+    const char *library;
+    int bound;
+    const char *path;
+    const char *real_path;
+    const char *place;
+    const char *places;
+    const char *soname;
+    int version_major;
+    int version_minor;
+    int version_patch;
+    const char *version_source;
+    const char *version_detail;
+    const char *release;
+    int chosen;
+    const char *chosen_by;
+    const char *error;
+};
+cubind_error_kind cubind_copies_find(const struct cubind_copies_options *options, cubind_copies * *out);
+size_t cubind_copies_count(const cubind_copies *copies);
+cubind_error_kind cubind_copies_get(const cubind_copies *copies, size_t index, struct cubind_copy *copy);
+void cubind_copies_free(cubind_copies *copies);
+size_t cubind_locatable_count(void);
+const char *cubind_locatable_name(size_t index);
+void cubind_set_search_python(int on);

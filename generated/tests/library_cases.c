@@ -257,6 +257,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         NULL, NULL, 0,
         CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED",
         0,
+"nvidia/cu13/lib",
     },
     {
         CUBIND_LIB_CUBLASLT, "cublasLt", "CUBIND_CUBLASLT_PATH", cublasLt_sonames, 3,
@@ -269,6 +270,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         NULL, NULL, 0,
         CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED",
         0,
+"nvidia/cu13/lib",
     },
     {
         CUBIND_LIB_CUFFT, "cufft", "CUBIND_CUFFT_PATH", cufft_sonames, 3,
@@ -281,6 +283,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         NULL, NULL, 0,
         CUFFT_INVALID_PLAN, "CUFFT_INVALID_PLAN",
         0,
+"nvidia/cu13/lib",
     },
     {
         CUBIND_LIB_CURAND, "curand", "CUBIND_CURAND_PATH", curand_sonames, 1,
@@ -293,6 +296,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         NULL, NULL, 0,
         CURAND_STATUS_VERSION_MISMATCH, "CURAND_STATUS_VERSION_MISMATCH",
         0,
+"nvidia/cu13/lib",
     },
     {
         CUBIND_LIB_CUSOLVER, "cusolver", "CUBIND_CUSOLVER_PATH", cusolver_sonames, 2,
@@ -305,6 +309,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         NULL, NULL, 0,
         CUSOLVER_STATUS_NOT_INITIALIZED, "CUSOLVER_STATUS_NOT_INITIALIZED",
         0,
+"nvidia/cu13/lib",
     },
     {
         CUBIND_LIB_CUSOLVERMG, "cusolverMg", "CUBIND_CUSOLVERMG_PATH", cusolverMg_sonames, 2,
@@ -317,6 +322,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         NULL, NULL, 0,
         CUSOLVER_STATUS_NOT_INITIALIZED, "CUSOLVER_STATUS_NOT_INITIALIZED",
         0,
+"nvidia/cu13/lib",
     },
     {
         CUBIND_LIB_CUSPARSE, "cusparse", "CUBIND_CUSPARSE_PATH", cusparse_sonames, 2,
@@ -329,6 +335,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         NULL, NULL, 0,
         CUSPARSE_STATUS_NOT_INITIALIZED, "CUSPARSE_STATUS_NOT_INITIALIZED",
         0,
+"nvidia/cu13/lib",
     },
     {
         CUBIND_LIB_RUNTIME, "runtime", "CUBIND_RUNTIME_PATH", runtime_sonames, 3,
@@ -341,6 +348,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         runtime_informational, runtime_informational_names, 1,
         cudaErrorInvalidValue, "cudaErrorInvalidValue",
         0,
+"nvidia/cu13/lib",
     },
     {
         CUBIND_LIB_DRIVER, "driver", "CUBIND_DRIVER_PATH", driver_sonames, 1,
@@ -353,6 +361,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         driver_informational, driver_informational_names, 1,
         CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
         13000,
+NULL,
     },
     {
         CUBIND_LIB_NVRTC, "nvrtc", "CUBIND_NVRTC_PATH", nvrtc_sonames, 3,
@@ -365,6 +374,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         nvrtc_informational, nvrtc_informational_names, 1,
         NVRTC_ERROR_OUT_OF_MEMORY, "NVRTC_ERROR_OUT_OF_MEMORY",
         0,
+"nvidia/cu13/lib",
     },
     {
         CUBIND_LIB_NVJITLINK, "nvjitlink", "CUBIND_NVJITLINK_PATH", nvjitlink_sonames, 2,
@@ -377,6 +387,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         NULL, NULL, 0,
         NVJITLINK_ERROR_UNRECOGNIZED_OPTION, "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
         0,
+"nvidia/cu13/lib",
     },
     {
         CUBIND_LIB_NCCL, "nccl", "CUBIND_NCCL_PATH", nccl_sonames, 1,
@@ -389,6 +400,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         nccl_informational, nccl_informational_names, 1,
         ncclUnhandledCudaError, "ncclUnhandledCudaError",
         0,
+"nvidia/nccl/lib",
     },
     {
         CUBIND_LIB_CUDNN, "cudnn", "CUBIND_CUDNN_PATH", cudnn_sonames, 1,
@@ -401,6 +413,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
         NULL, NULL, 0,
         CUDNN_STATUS_NOT_INITIALIZED, "CUDNN_STATUS_NOT_INITIALIZED",
         0,
+"nvidia/cudnn/lib",
     },
 };
 

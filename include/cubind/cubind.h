@@ -15,5 +15,6 @@
 
 #include "cubind/core.h"
 #include "cubind/modules.h"
+#include "cubind/copies.h"
 
 #endif /* CUBIND_CUBIND_H */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "copies.h"
 #include "cubind/cubind.h"
 #include "output.h"
 #include "probe.h"
@@ -46,6 +47,19 @@ static int set_check(struct probe *probe, const char *argument)
     return 0;
 }
 
+static int set_all(struct probe *probe, const char *argument)
+{
+    (void)argument;
+    probe->all = 1;
+    return 0;
+}
+
+static int set_cuda_path(struct probe *probe, const char *argument)
+{
+    probe->cuda_path = argument;
+    return copies_use_cuda_path(argument); /* before any library is loaded */
+}
+
 /* Set by --help and --version: they print and exit 0 once the whole command line is read. */
 static int want_help, want_version;
 
@@ -72,6 +86,9 @@ static const struct option {
     option_set set;
 } options[] = {
     {"--json", NULL, NULL, "write the report as JSON (its schema: share/cubind/probe.schema.json)", set_json},
+    {"--all", NULL, NULL, "also every copy of every CUDA library on the machine, bound or only located, and which is taken",
+     set_all},
+    {"--cuda-path", NULL, "DIR", "probe the CUDA installation DIR: searched first, its copies listed first", set_cuda_path},
     {"--check", NULL, "FILE", "can the program or library FILE run here? each cubind function and CUDA library it uses",
      set_check},
     {"--version", NULL, NULL, "print cubind-probe's and libcubind's versions and exit", set_version},
@@ -159,6 +176,7 @@ static const struct section {
 } sections[] = {
     {"libraries", REPORT, libraries_section, NULL},
     {"check", CHECK, check_section, NULL},
+    {"copies", REPORT, copies_section, copies_wanted},
 };
 
 static void write_report(struct probe *probe)

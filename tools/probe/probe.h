@@ -31,6 +31,8 @@ enum probe_exit {
 struct probe {
     int json;          /* --json: the report as JSON (docs/probe.schema.json), else text */
     const char *check; /* --check FILE: the program or library to check, else NULL */
+    int all;           /* --all: every copy of every library (copies.c) */
+    const char *cuda_path; /* --cuda-path DIR: the CUDA installation probed, else NULL */
     int status;        /* the exit status so far (enum probe_exit) */
 };
 
@@ -40,6 +42,8 @@ void probe_status(struct probe *probe, int status);
 /* The sections. Each writes its text, or its JSON value (main.c writes the key before it). */
 void libraries_section(struct probe *probe); /* libraries.c: "libraries" */
 void check_section(struct probe *probe);     /* check.c: "check" (--check FILE) */
+void copies_section(struct probe *probe);    /* copies.c: "copies" (--all) */
+int copies_wanted(const struct probe *probe);
 
 /* cubind_function_state as the report writes it: "callable", "adapted", "missing", "refused", "not loaded". */
 const char *probe_state_name(cubind_function_state state);

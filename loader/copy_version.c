@@ -1,0 +1,236 @@
+/*
+ * loader/copy_version.c - a copy's version without loading it into this process (see
+ * copy_version.h). The child is forked: it loads the file with dlopen, checks that the version
+ * query is the file's own symbol (cudnnGetVersion of libcudnn_ops is libcudnn_graph's), asks it,
+ * writes one fixed-size answer to a pipe and leaves with _exit. The parent waits for the answer
+ * with poll, bounded, kills a child that does not answer in time, and always reaps it. Layer 3:
+ * calls strbuf (1), the generated tables (cubind__version_query, cubind_status_name) and libc.
+ */
+#define _GNU_SOURCE
+#include "copy_version.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The child's answer: one write of this size. */
+struct answer {
+    int outcome; /* 0 answered; 1 dlopen failed; 2 not exported; 3 another object's symbol; 4 the query failed */
+    int version[3];
+    int status;
+    char text[200];
+};
+
+int cubind__version_of_name(const char *file, int version[3])
+{
+    const char *base = strrchr(file, '/'), *p;
+    int n = 0;
+    base = base != NULL ? base + 1 : file;
+    p = strstr(base, ".so.");
+    version[0] = version[1] = version[2] = -1;
+    if (p == NULL)
+        return 0;
+    p += 4;
+    while (n < 3 && *p >= '0' && *p <= '9') {
+        long value = strtol(p, (char **)&p, 10);
+        version[n++] = value > INT_MAX ? INT_MAX : (int)value;
+        if (*p != '.')
+            break;
+        ++p;
+    }
+    return n;
+}
+
+static void copy_text(struct answer *a, const char *text)
+{
+    size_t n = text != NULL ? strlen(text) : 0;
+    if (n >= sizeof a->text)
+        n = sizeof a->text - 1;
+    if (n > 0)
+        memcpy(a->text, text, n);
+    a->text[n] = '\0';
+}
+
+/* In the child: load, check, ask. Only the answer leaves it. */
+static void ask(const cubind__locatable *l, const char *path, struct answer *a)
+{
+    static const int properties[3] = {0, 1, 2}; /* MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL */
+    struct link_map *map = NULL;
+    Dl_info where;
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL), *symbol;
+    int i;
+    if (handle == NULL) {
+        a->outcome = 1;
+        copy_text(a, dlerror());
+        return;
+    }
+    symbol = dlsym(handle, l->version_function);
+    if (symbol == NULL) {
+        a->outcome = 2;
+        return;
+    }
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && dladdr(symbol, &where) != 0 &&
+        where.dli_fname != NULL && map->l_name != NULL && strcmp(where.dli_fname, map->l_name) != 0) {
+        a->outcome = 3;
+        copy_text(a, where.dli_fname);
+        return;
+    }
+    if (l->library >= 0) { /* a bound library: its generated query, with the header's own types */
+        if (cubind__version_query((cubind_library)l->library, (cubind__fnptr)(uintptr_t)symbol, a->version,
+                                  &a->status) != 0)
+            a->outcome = 4;
+        return;
+    }
+    switch (l->version_kind) {
+    case CUBIND__VERSION_PROPERTY: {
+        int (*query)(int, int *) = (int (*)(int, int *))(uintptr_t)symbol;
+        for (i = 0; i < 3 && a->outcome == 0; ++i)
+            if ((a->status = query(properties[i], &a->version[i])) != 0)
+                a->outcome = 4;
+        break;
+    }
+    case CUBIND__VERSION_ENCODED: {
+        long long value;
+        if (l->returns_value) {
+            value = (long long)((size_t(*)(void))(uintptr_t)symbol)();
+        } else {
+            unsigned raw = 0;
+            if ((a->status = ((int (*)(unsigned *))(uintptr_t)symbol)(&raw)) != 0) {
+                a->outcome = 4;
+                break;
+            }
+            value = raw;
+        }
+        for (i = 0; i < l->encoding_count && i < 3; ++i)
+            a->version[i] = (int)((i > 0 ? value % l->encoding[i - 1] : value) / l->encoding[i]);
+        break;
+    }
+    case CUBIND__VERSION_MAJOR_MINOR:
+        if ((a->status = ((int (*)(int *, int *))(uintptr_t)symbol)(&a->version[0], &a->version[1])) != 0)
+            a->outcome = 4;
+        break;
+    default:
+        a->outcome = 2;
+    }
+}
+
+/* Fork, ask in the child, wait for its answer at most CUBIND__COPY_QUERY_MS. 0 with *a filled, else
+ * -1 with why in `detail`. */
+static int ask_in_child(const cubind__locatable *l, const char *path, struct answer *a, cubind__strbuf *detail)
+{
+    int fds[2], status = 0, got = -1;
+    struct pollfd wait_for;
+    pid_t pid;
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        cubind__strbuf_printf(detail, "no pipe for the query: %s", strerror(errno));
+        return -1;
+    }
+    pid = fork();
+    if (pid < 0) {
+        cubind__strbuf_printf(detail, "no child for the query: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) { /* the child: its output goes nowhere, its answer to the pipe */
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        close(fds[0]);
+        memset(a, 0, sizeof *a);
+        a->version[0] = a->version[1] = a->version[2] = -1;
+        ask(l, path, a);
+        if (write(fds[1], a, sizeof *a) != (ssize_t)sizeof *a)
+            _exit(1);
+        _exit(0);
+    }
+    close(fds[1]);
+    wait_for.fd = fds[0];
+    wait_for.events = POLLIN;
+    for (;;) {
+        int ready = poll(&wait_for, 1, CUBIND__COPY_QUERY_MS);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready > 0) {
+            ssize_t n;
+            do
+                n = read(fds[0], a, sizeof *a);
+            while (n < 0 && errno == EINTR);
+            got = n == (ssize_t)sizeof *a ? 0 : -1;
+            if (got != 0)
+                cubind__strbuf_printf(detail, "the child asking it ended without an answer");
+        } else {
+            kill(pid, SIGKILL);
+            cubind__strbuf_printf(detail, "the query did not answer within %d s", CUBIND__COPY_QUERY_MS / 1000);
+        }
+        break;
+    }
+    close(fds[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (got != 0 && WIFSIGNALED(status))
+        cubind__strbuf_printf(detail, " (signal %d)", WTERMSIG(status));
+    return got;
+}
+
+const char *cubind__copy_version(const cubind__locatable *l, const char *path, const char *real, int query,
+                                 int version[3], cubind__strbuf *detail)
+{
+    const char *base = strrchr(real, '/');
+    int n;
+    base = base != NULL ? base + 1 : real;
+    version[0] = version[1] = version[2] = -1;
+    if (query && l->version_kind != CUBIND__VERSION_FILE_NAME) {
+        struct answer a;
+        if (ask_in_child(l, path, &a, detail) == 0) {
+            const char *name;
+            switch (a.outcome) {
+            case 0:
+                memcpy(version, a.version, sizeof a.version);
+                cubind__strbuf_printf(detail, "%s", l->version_function);
+                return "query";
+            case 1:
+                cubind__strbuf_printf(detail, "dlopen failed: ");
+                cubind__strbuf_escaped(detail, a.text);
+                break;
+            case 2:
+                cubind__strbuf_printf(detail, "%s is not exported", l->version_function);
+                break;
+            case 3:
+                cubind__strbuf_printf(detail, "%s is not its own but ", l->version_function);
+                cubind__strbuf_escaped(detail, a.text);
+                cubind__strbuf_printf(detail, "'s");
+                break;
+            default:
+                name = l->library >= 0 ? cubind_status_name((cubind_library)l->library, a.status) : NULL;
+                cubind__strbuf_printf(detail, "%s failed with %s (%d)", l->version_function,
+                                      name != NULL ? name : "status", a.status);
+            }
+        }
+        cubind__strbuf_printf(detail, "; ");
+    } else if (!query && l->version_kind != CUBIND__VERSION_FILE_NAME) {
+        cubind__strbuf_printf(detail, "not asked; ");
+    } else {
+        cubind__strbuf_printf(detail, "no version query; ");
+    }
+    n = cubind__version_of_name(real, version);
+    cubind__strbuf_printf(detail, "file name ");
+    cubind__strbuf_escaped(detail, base);
+    if (n == 0)
+        return "none";
+    if (n == 1)
+        cubind__strbuf_printf(detail, " (the soname's number only)");
+    return "file-name";
+}

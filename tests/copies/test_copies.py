@@ -1,0 +1,400 @@
+"""Every copy, and which one is used (issue 19, docs/probe.md "Every copy", docs/loader.md).
+
+Fixture trees are built at test time in a temporary directory: a Python prefix whose site-packages
+holds NVIDIA's wheel layouts (nvidia/cu13/lib, nvidia/<name>/lib, ...), a conda prefix, an
+LD_LIBRARY_PATH directory and CUDA_PATH / CUDA_HOME trees, filled with the generated mocks
+(build/test/mock, one per bound library), a real CUDA 12.4 cuBLAS from the releases cache ("another
+release"), and, for each library cubind only locates ([[locate]] in generator/libraries.toml), a
+small library compiled here with that library's soname and version query. Everything is iterated
+from the configuration; nothing restates a soname. `cubind-probe --all` (text and JSON), the
+discovery switch (CUBIND_SEARCH_PYTHON), CUDA_PATH's place in discovery, --cuda-path and the C API
+(through ctypes) are driven against these trees.
+"""
+
+from __future__ import annotations
+
+import ctypes as C
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from generator import config, releases  # noqa: E402  (libraries come from the configuration)
+
+CONFIG = config.load()
+BOUND = list(CONFIG.libraries)
+LOCATE = list(CONFIG.locate)
+PROBE = Path(os.environ.get("CUBIND_PROBE", ROOT / "build" / "bin" / "cubind-probe"))
+MOCK_DIR = Path(os.environ.get("CUBIND_TEST_MOCK_DIR", ROOT / "build" / "test" / "mock"))
+LIBCUBIND = Path(os.environ.get("CUBIND_TEST_LIBCUBIND", ROOT / "build" / "lib" / "libcubind.so"))
+RECORDER = "libcubind_mock_recorder.so"  # the mocks' common dependency, found beside them ($ORIGIN)
+SITE = "lib/python3.11/site-packages"
+# The environment variables of the places: removed, so that only the fixture's places count.
+PLACE_VARIABLES = ("LD_LIBRARY_PATH", "CUDA_PATH", "CUDA_HOME", "CONDA_PREFIX", "VIRTUAL_ENV", "PYTHONPATH",
+                   "CUBIND_SEARCH_PYTHON")
+MINOR, PATCH = 4, 2  # what every compiled located library answers after its major
+
+
+def major_of(soname: str) -> int:
+    return int(soname.split(".so.")[1].split(".")[0])
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in PLACE_VARIABLES and not (k.startswith("CUBIND_") and k.endswith("_PATH"))}
+    return {**env, **extra}
+
+
+def probe(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([str(PROBE), *args], capture_output=True, text=True, env=env, timeout=300)
+
+
+def place(lib, tree: Path, wheel: int = 0) -> Path:
+    """The wheel directory `wheel` of `lib` in the fixture's site-packages."""
+    return tree / "venv" / SITE / lib.wheel_dirs[wheel]
+
+
+def copy_mock(lib, directory: Path, name: str | None = None) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / (name or lib.sonames[0])
+    shutil.copyfile(MOCK_DIR / lib.sonames[0], target)
+    if not (directory / RECORDER).exists():
+        shutil.copyfile(MOCK_DIR / RECORDER, directory / RECORDER)
+    return target
+
+
+def located_source(entry) -> str:
+    """C source of a library answering version MAJOR.4.2 through `entry`'s configured query."""
+    major, query = major_of(entry.sonames[0]), entry.version
+    if query.kind == "property":
+        return (f"int {query.function}(int type, int *value) "
+                f"{{ *value = type == 0 ? {major} : type == 1 ? {MINOR} : {PATCH}; return 0; }}\n")
+    if query.kind == "encoded":
+        e = list(query.encoding) + [0] * (3 - len(query.encoding))
+        value = major * e[0] + MINOR * e[1] + PATCH * e[2]
+        if entry.returns_value:
+            return f"#include <stddef.h>\nsize_t {query.function}(void) {{ return {value}; }}\n"
+        return f"int {query.function}(unsigned *value) {{ *value = {value}u; return 0; }}\n"
+    if query.kind == "major-minor":
+        return f"int {query.function}(int *major, int *minor) {{ *major = {major}; *minor = {MINOR}; return 0; }}\n"
+    return "int cubind_fixture_located(void) { return 0; }\n"
+
+
+def expected_version(entry) -> tuple[int, int, int]:
+    patch = -1 if entry.version.kind == "major-minor" else PATCH
+    return major_of(entry.sonames[0]), MINOR, patch
+
+
+def compile_located(entry, directory: Path, body: str = "") -> Path:
+    """`entry`'s library in `directory`: its soname; a file-name kind's real file carries its full version."""
+    directory.mkdir(parents=True, exist_ok=True)
+    soname = entry.sonames[0]
+    real = soname if entry.version.kind != "file-name" else f"{entry.stem}.so.{major_of(soname)}.{MINOR}.{PATCH}"
+    source = directory / f"{entry.name}.c"
+    source.write_text(located_source(entry) + body)
+    subprocess.run(["cc", "-shared", "-fPIC", f"-Wl,-soname,{soname}", "-o", str(directory / real), str(source)],
+                   check=True)
+    source.unlink()
+    if real != soname:
+        (directory / soname).symlink_to(real)
+    return directory / soname
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> dict:
+    """The fixture's places and what was put where: {path: (library, place)}."""
+    root = tmp_path_factory.mktemp("copies")
+    (root / "home").mkdir()
+    put: dict[Path, tuple[str, str]] = {}
+    for lib in BOUND:
+        if lib.wheel_dirs:
+            put[copy_mock(lib, place(lib, root))] = (lib.name, "site-packages")
+    for entry in LOCATE:
+        put[compile_located(entry, root / "venv" / SITE / entry.wheel_dirs[0])] = (entry.name, "site-packages")
+    runtime = CONFIG.library("runtime")
+    put[copy_mock(runtime, root / "cuda" / "lib64")] = ("runtime", "CUDA_PATH")
+    put[copy_mock(runtime, root / "cuda-home" / "lib64")] = ("runtime", "CUDA_HOME")
+    cufft = CONFIG.library("cufft")
+    conda = copy_mock(cufft, root / "conda" / "lib")
+    put[conda] = ("cufft", "LD_LIBRARY_PATH")  # linked from an LD_LIBRARY_PATH directory, searched first
+    cusparse = CONFIG.library("cusparse")
+    put[copy_mock(cusparse, root / "conda" / "lib")] = ("cusparse", "conda")
+    (root / "ld").mkdir()
+    (root / "ld" / cufft.sonames[0]).symlink_to(conda)  # one file, two places: one copy
+    curand = CONFIG.library("curand")
+    put[copy_mock(curand, root / "ld2")] = ("curand", "LD_LIBRARY_PATH")
+    env = clean_env(VIRTUAL_ENV=str(root / "venv"), CONDA_PREFIX=str(root / "conda"), HOME=str(root / "home"),
+                    CUDA_PATH=str(root / "cuda"), CUDA_HOME=str(root / "cuda-home"),
+                    LD_LIBRARY_PATH=f"{root / 'ld'}:{root / 'ld2'}")
+    return {"root": root, "put": put, "env": env}
+
+
+@pytest.fixture(scope="module")
+def report(tree) -> dict:
+    result = probe("--all", "--json", env=tree["env"])
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def copies_of(report: dict, name: str) -> list[dict]:
+    return next(lib for lib in report["copies"] if lib["name"] == name)["copies"]
+
+
+def copy_at(report: dict, name: str, path: Path) -> dict:
+    real = os.path.realpath(path)
+    found = [c for c in copies_of(report, name) if c["real_path"] == real]
+    assert len(found) == 1, (name, path, copies_of(report, name))
+    return found[0]
+
+
+def test_every_library_is_listed_once_in_order(report: dict) -> None:
+    assert [lib["name"] for lib in report["copies"]] == [lib.name for lib in BOUND] + [e.name for e in LOCATE]
+    for lib in report["copies"]:
+        assert lib["bound"] == (lib["name"] in {b.name for b in BOUND})
+        reals = [c["real_path"] for c in lib["copies"]]
+        assert len(reals) == len(set(reals)), lib["name"]  # deduplicated by real file
+
+
+def test_every_fixture_copy_is_found_at_its_place(tree: dict, report: dict) -> None:
+    for path, (name, where) in tree["put"].items():
+        copy = copy_at(report, name, path)
+        assert copy["place"] == where, (path, copy)
+        assert copy["error"] is None and copy["soname"] is not None
+        assert copy["places"].startswith(f"{where}: ")
+
+
+def test_a_file_at_two_places_is_one_copy_with_both(tree: dict, report: dict) -> None:
+    cufft = CONFIG.library("cufft")
+    copy = copy_at(report, "cufft", tree["root"] / "conda" / "lib" / cufft.sonames[0])
+    assert copy["place"] == "LD_LIBRARY_PATH"  # searched first
+    assert "conda: " in copy["places"] and "LD_LIBRARY_PATH: " in copy["places"]
+
+
+@pytest.mark.parametrize("entry", LOCATE, ids=[e.name for e in LOCATE])
+def test_located_library_version_and_release(tree: dict, report: dict, entry) -> None:
+    copy = copy_at(report, entry.name, tree["root"] / "venv" / SITE / entry.wheel_dirs[0] / entry.sonames[0])
+    assert (copy["version"]["major"], copy["version"]["minor"], copy["version"]["patch"]) == \
+        tuple(None if v < 0 else v for v in expected_version(entry))
+    assert copy["version_source"] == ("file-name" if entry.version.kind == "file-name" else "query")
+    if entry.version.function:
+        assert copy["version_detail"] == entry.version.function
+    major = major_of(entry.sonames[0])
+    cuda = (str(major) if entry.cuda_from_major else
+            str(dict(entry.cuda_of_major)[major]) if major in dict(entry.cuda_of_major) else None)
+    if cuda is None:
+        match = re.search(r"/cu(\d+)/", copy["real_path"])
+        cuda = match.group(1) if match else None
+    assert copy["release"] == cuda
+
+
+def test_bound_copies_answer_as_the_loader_does(tree: dict) -> None:
+    """Each bound library, loaded by cubind from the site-packages copy (CUBIND_<LIB>_PATH): the copy's
+    version, asked in a child, is what cubind_library_info says of the same file, and it is the one taken."""
+    env = dict(tree["env"])
+    wheel = [lib for lib in BOUND if lib.wheel_dirs]
+    for lib in wheel:
+        env[lib.env_var] = str(place(lib, tree["root"]) / lib.sonames[0])
+    result = probe("--all", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    for lib in wheel:
+        info = next(i for i in data["libraries"] if i["name"] == lib.name)
+        assert info["found"], info["error"]
+        copy = copy_at(data, lib.name, place(lib, tree["root"]) / lib.sonames[0])
+        assert copy["chosen"] and copy["chosen_by"] == lib.env_var
+        assert copy["version_source"] == ("file-name" if lib.version.kind == "file-name" else "query"), \
+            copy["version_detail"]
+        version = info["version"]
+        if isinstance(version, str):  # before the probe's JSON versions became objects
+            parts = [int(p) for p in version.split(".")] + [None] * 3
+            version = {"major": parts[0], "minor": parts[1], "patch": parts[2]}
+        assert copy["version"] == version
+        assert copy["release"] == info["release"]
+        assert sum(c["chosen"] for c in copies_of(data, lib.name)) == 1
+
+
+def test_a_library_of_another_release(tree: dict, tmp_path: Path) -> None:
+    release = next(r for r in CONFIG.releases if "cublas" in r.units)
+    source = releases.library_dir(releases.cache_root(), release)
+    cublas = CONFIG.library("cublas")
+    files = sorted(source.glob(f"{cublas.sonames[0].split('.so')[0]}*.so.*")) if source.is_dir() else []
+    if not files:
+        pytest.skip(f"no CUDA {release.name} cuBLAS in {source} (make fetch-release-libs)")
+    wheel = tmp_path / "venv" / SITE / cublas.wheel_dirs[-1]
+    wheel.mkdir(parents=True)
+    for f in source.iterdir():  # cuBLAS and the cuBLASLt it needs, links as they are
+        if f.name.startswith(("libcublas.", "libcublasLt.")):
+            shutil.copy(f, wheel / f.name, follow_symlinks=False)
+    env = clean_env(VIRTUAL_ENV=str(tmp_path / "venv"), HOME=str(tmp_path))
+    result = probe("--all", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    copy = next(c for c in copies_of(json.loads(result.stdout), "cublas") if c["real_path"].startswith(str(wheel)))
+    assert copy["place"] == "site-packages"
+    assert copy["version"]["major"] == int(release.name.split(".")[0])
+    assert copy["version"]["minor"] == int(release.name.split(".")[1])
+    assert copy["release"] == release.name
+
+
+def test_the_text_report_lists_every_copy(tree: dict, report: dict) -> None:
+    result = probe("--all", env=tree["env"])
+    assert result.returncode == 0, result.stderr
+    text = result.stdout[result.stdout.index("\nEvery copy: "):]
+    for lib in report["copies"]:
+        for copy in lib["copies"]:
+            assert copy["path"] in text
+    missing = text.rsplit("\nNo copy of:", 1)[1].split()
+    assert missing == [lib["name"] for lib in report["copies"] if not lib["copies"]]
+
+
+def test_the_switch_searches_the_wheels_before_the_system(tree: dict) -> None:
+    env = {k: v for k, v in tree["env"].items() if k not in ("LD_LIBRARY_PATH", "CUDA_PATH", "CUDA_HOME")}
+    on = json.loads(probe("--json", env={**env, "CUBIND_SEARCH_PYTHON": "1"}).stdout)
+    off = json.loads(probe("--json", env=env).stdout)
+    for lib in BOUND:
+        if not lib.wheel_dirs:
+            continue
+        taken = next(i for i in on["libraries"] if i["name"] == lib.name)
+        # cuBLASLt after cuBLAS: "beside a library it is used with", which is the same wheel directory
+        assert taken["found_by"] in ("site-packages", "beside a library it is used with"), taken
+        assert taken["path"] == str(place(lib, tree["root"]) / lib.sonames[0])
+        assert next(i for i in off["libraries"] if i["name"] == lib.name)["found_by"] != "site-packages"
+
+
+def test_cuda_path_comes_before_cuda_home_and_the_ld_so_cache(tree: dict) -> None:
+    runtime = CONFIG.library("runtime")
+    env = {k: v for k, v in tree["env"].items() if k != "LD_LIBRARY_PATH"}
+    data = json.loads(probe("--json", env=env).stdout)
+    info = next(i for i in data["libraries"] if i["name"] == "runtime")
+    assert (info["found_by"], info["path"]) == ("CUDA_PATH", str(tree["root"] / "cuda" / "lib64" / runtime.sonames[0]))
+    env.pop("CUDA_PATH")
+    data = json.loads(probe("--json", env=env).stdout)
+    info = next(i for i in data["libraries"] if i["name"] == "runtime")
+    assert (info["found_by"], info["path"]) == ("CUDA_HOME",
+                                               str(tree["root"] / "cuda-home" / "lib64" / runtime.sonames[0]))
+
+
+def test_cuda_path_option_probes_that_installation(tree: dict) -> None:
+    runtime = CONFIG.library("runtime")
+    env = {k: v for k, v in tree["env"].items() if k not in ("LD_LIBRARY_PATH", "CUDA_PATH")}
+    given = tree["root"] / "cuda"
+    result = probe("--all", "--json", "--cuda-path", str(given), env=env)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    info = next(i for i in data["libraries"] if i["name"] == "runtime")
+    assert (info["found_by"], info["path"]) == ("CUDA_PATH", str(given / "lib64" / runtime.sonames[0]))
+    first = copies_of(data, "runtime")[0]
+    assert first["place"] == "--cuda-path" and first["chosen"]
+    assert probe("--cuda-path", "relative/dir", env=env).returncode == 2
+    assert probe("--cuda-path", env=env).returncode == 2
+
+
+class Options(C.Structure):  # struct cubind_copies_options (cubind/copies.h)
+    _fields_ = [("size", C.c_size_t), ("flags", C.c_uint), ("library", C.c_char_p), ("cuda_path", C.c_char_p)]
+
+
+class Copy(C.Structure):  # struct cubind_copy
+    _fields_ = [("size", C.c_size_t), ("library", C.c_char_p), ("bound", C.c_int), ("path", C.c_char_p),
+                ("real_path", C.c_char_p), ("place", C.c_char_p), ("places", C.c_char_p), ("soname", C.c_char_p),
+                ("version_major", C.c_int), ("version_minor", C.c_int), ("version_patch", C.c_int),
+                ("version_source", C.c_char_p), ("version_detail", C.c_char_p), ("release", C.c_char_p),
+                ("chosen", C.c_int), ("chosen_by", C.c_char_p), ("error", C.c_char_p)]
+
+
+API_SCRIPT = r"""
+import ctypes as C, json, sys
+sys.path.insert(0, sys.argv[1])
+from test_copies import Options, Copy
+lib = C.CDLL(sys.argv[2])
+lib.cubind_copies_get.argtypes = [C.c_void_p, C.c_size_t, C.POINTER(Copy)]
+lib.cubind_copies_count.argtypes = [C.c_void_p]
+lib.cubind_copies_count.restype = C.c_size_t
+lib.cubind_copies_free.argtypes = [C.c_void_p]
+lib.cubind_locatable_name.restype = C.c_char_p
+out = {"names": [], "lists": {}}
+i = 0
+while lib.cubind_locatable_name(C.c_size_t(i)) is not None:
+    out["names"].append(lib.cubind_locatable_name(C.c_size_t(i)).decode()); i += 1
+def find(**kw):
+    opts = Options(C.sizeof(Options), kw.get("flags", 0), kw.get("library"), kw.get("cuda_path"))
+    handle = C.c_void_p()
+    rc = lib.cubind_copies_find(C.byref(opts) if kw.get("size", 1) else C.byref(Options(0)), C.byref(handle))
+    copies = []
+    for k in range(lib.cubind_copies_count(handle)):
+        c = Copy(); c.size = C.sizeof(Copy)
+        assert lib.cubind_copies_get(handle, k, C.byref(c)) == 0
+        copies.append({f: (getattr(c, f).decode() if isinstance(getattr(c, f), bytes) else getattr(c, f))
+                       for f, _ in Copy._fields_ if f != "size"})
+    bad = Copy(); bad.size = C.sizeof(Copy)
+    out_of_range = lib.cubind_copies_get(handle, len(copies), C.byref(bad))
+    lib.cubind_copies_free(handle)
+    return {"rc": rc, "copies": copies, "out_of_range": out_of_range}
+for key, kw in json.loads(sys.argv[3]).items():
+    if "library" in kw: kw["library"] = kw["library"].encode()
+    if "cuda_path" in kw: kw["cuda_path"] = kw["cuda_path"].encode()
+    out["lists"][key] = find(**kw)
+maps = open("/proc/self/maps").read()
+out["mapped"] = [line.split()[-1] for line in maps.splitlines() if sys.argv[4] in line]
+print(json.dumps(out))
+"""
+
+
+def api(tree: dict, calls: dict, env: dict[str, str] | None = None) -> dict:
+    result = subprocess.run([sys.executable, "-c", API_SCRIPT, str(Path(__file__).parent), str(LIBCUBIND),
+                             json.dumps(calls), str(tree["root"])], capture_output=True, text=True,
+                            env=env or tree["env"], timeout=300)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_the_c_api(tree: dict, report: dict) -> None:
+    located = LOCATE[0]
+    out = api(tree, {"all": {}, "one": {"library": located.name}, "no_query": {"flags": 2},
+                     "unknown": {"library": "no-such-library"}, "relative": {"cuda_path": "relative"},
+                     "size0": {"size": 0}})
+    assert out["names"] == [lib["name"] for lib in report["copies"]]
+    assert out["lists"]["all"]["rc"] == 0 and out["lists"]["all"]["out_of_range"] == 4
+    by_probe = sorted(c["real_path"] for lib in report["copies"] for c in lib["copies"])
+    assert sorted(c["real_path"] for c in out["lists"]["all"]["copies"]) == by_probe
+    assert {c["library"] for c in out["lists"]["one"]["copies"]} == {located.name}
+    assert all(c["version_source"] != "query" for c in out["lists"]["no_query"]["copies"])
+    for bad in ("unknown", "relative", "size0"):
+        assert out["lists"][bad]["rc"] == 4 and out["lists"][bad]["copies"] == []
+    # asked in children: none of the fixture's libraries is mapped in the calling process
+    assert out["mapped"] == []
+
+
+def test_a_copy_that_hangs_is_abandoned(tree: dict, tmp_path: Path) -> None:
+    entry = next(e for e in LOCATE if e.version.function)
+    directory = tmp_path / "venv" / SITE / entry.wheel_dirs[0]
+    compile_located(entry, directory,
+                    "#include <unistd.h>\n__attribute__((constructor)) static void hang(void) { for (;;) pause(); }\n")
+    env = clean_env(VIRTUAL_ENV=str(tmp_path / "venv"), HOME=str(tmp_path))
+    out = api({"root": tmp_path, "env": env}, {"one": {"library": entry.name}})
+    copy = next(c for c in out["lists"]["one"]["copies"] if c["real_path"].startswith(str(directory)))
+    assert "did not answer" in copy["version_detail"]
+    assert copy["version_source"] in ("file-name", "none")
+
+
+def test_a_copy_loaded_from_elsewhere_is_listed(tree: dict, tmp_path: Path) -> None:
+    """A file cubind loads from no place it searches (CUBIND_<LIB>_PATH naming it) is a copy too,
+    at the place of the step that found it, with its version. (Every library is a mock here: a mock
+    and the real library it stands for, loaded together, would clash in ld.so's symbol versions.)"""
+    env = dict(tree["env"])
+    for lib in BOUND:
+        if lib.wheel_dirs:
+            env[lib.env_var] = str(place(lib, tree["root"]) / lib.sonames[0])
+    lib = next(lib for lib in BOUND if lib.wheel_dirs and lib.version.kind != "file-name")
+    path = copy_mock(lib, tmp_path / "elsewhere")
+    env[lib.env_var] = str(path)
+    result = probe("--all", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    copy = copy_at(json.loads(result.stdout), lib.name, path)
+    assert (copy["place"], copy["chosen"], copy["chosen_by"]) == (lib.env_var, True, lib.env_var)
+    assert copy["version_source"] == "query" and copy["version"]["major"] is not None

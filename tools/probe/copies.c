@@ -1,0 +1,177 @@
+/*
+ * cubind-probe --all: every copy of every library a program could load here (bound and located
+ * only), where, its version and where that came from, its CUDA release, and which copy cubind (or
+ * dlopen, for a library cubind does not bind) takes and why. See docs/probe.md.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "copies.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cubind/cubind.h"
+#include "output.h"
+#include "probe.h"
+
+int copies_use_cuda_path(const char *dir)
+{
+    struct stat st;
+    if (dir[0] != '/' || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "cubind-probe: --cuda-path %s: not an absolute path to a directory\n", dir);
+        return -1;
+    }
+    return setenv("CUDA_PATH", dir, 1);
+}
+
+static cubind_copies *find(const char *cuda_path)
+{
+    struct cubind_copies_options options = {.size = sizeof options, .flags = CUBIND_COPIES_LOAD, .cuda_path = cuda_path};
+    cubind_copies *copies = NULL;
+    return cubind_copies_find(&options, &copies) == CUBIND_OK ? copies : NULL;
+}
+
+static int copies_text(const char *cuda_path)
+{
+    cubind_copies *copies = find(cuda_path);
+    size_t lib, i, n = cubind_copies_count(copies), libraries = 0;
+    if (copies == NULL) {
+        printf("\nevery copy: not listed: %s\n", cubind_last_error()->message);
+        return -1;
+    }
+    for (lib = 0; lib < cubind_locatable_count(); ++lib)
+        for (i = 0; i < n; ++i) {
+            struct cubind_copy c = {.size = sizeof c};
+            cubind_copies_get(copies, i, &c);
+            if (strcmp(c.library, cubind_locatable_name(lib)) == 0) {
+                libraries++;
+                break;
+            }
+        }
+    printf("\nEvery copy: %zu of %zu libraries have one, %zu copies%s%s\n", libraries, cubind_locatable_count(), n,
+           cuda_path != NULL ? "; searched first: " : "", cuda_path != NULL ? cuda_path : "");
+    for (lib = 0; lib < cubind_locatable_count(); ++lib) {
+        const char *name = cubind_locatable_name(lib);
+        int any = 0, bound = 0, chosen = 0;
+        for (i = 0; i < n; ++i) {
+            struct cubind_copy c = {.size = sizeof c};
+            cubind_copies_get(copies, i, &c);
+            if (strcmp(c.library, name) != 0)
+                continue;
+            if (!any)
+                printf("\n%s%s\n", name, c.bound ? "" : " (located, not bound)");
+            any = 1;
+            bound = c.bound;
+            chosen |= c.chosen;
+            printf("  %s ", c.chosen ? "*" : "-");
+            text_string(c.path);
+            if (strcmp(c.path, c.real_path) != 0) {
+                printf(" -> ");
+                text_string(c.real_path);
+            }
+            printf("\n      ");
+            if (c.version_major >= 0) {
+                printf("version %d", c.version_major);
+                if (c.version_minor >= 0)
+                    printf(".%d", c.version_minor);
+                if (c.version_patch >= 0)
+                    printf(".%d", c.version_patch);
+            } else
+                printf("version unknown");
+            printf(" (%s: ", c.version_source);
+            text_string(c.version_detail);
+            printf("), CUDA %s; at ", c.release != NULL ? c.release : "?");
+            text_string(c.places);
+            putchar('\n');
+            if (c.error != NULL) {
+                printf("      not loadable: ");
+                text_string(c.error);
+                putchar('\n');
+            }
+            if (c.chosen)
+                printf("      taken: %s\n", c.chosen_by != NULL ? c.chosen_by : "?");
+        }
+        if (any && !chosen)
+            printf("  %s\n", bound ? "none taken (cubind found no loadable copy)"
+                                   : "none taken by dlopen of its soname (none in LD_LIBRARY_PATH, the ld.so cache "
+                                     "or the system directories)");
+    }
+    printf("\nNo copy of:");
+    for (lib = 0; lib < cubind_locatable_count(); ++lib) {
+        int any = 0;
+        for (i = 0; i < n && !any; ++i) {
+            struct cubind_copy c = {.size = sizeof c};
+            cubind_copies_get(copies, i, &c);
+            any = strcmp(c.library, cubind_locatable_name(lib)) == 0;
+        }
+        if (!any)
+            printf(" %s", cubind_locatable_name(lib));
+    }
+    putchar('\n');
+    cubind_copies_free(copies);
+    return 0;
+}
+
+static int copies_json(const char *cuda_path)
+{
+    cubind_copies *copies = find(cuda_path);
+    size_t lib, i, n = cubind_copies_count(copies);
+    printf("[");
+    if (copies == NULL) {
+        printf("]");
+        return -1;
+    }
+    for (lib = 0; lib < cubind_locatable_count(); ++lib) {
+        const char *name = cubind_locatable_name(lib);
+        int first = 1;
+        printf("%s\n {\"name\":", lib ? "," : "");
+        json_string(name);
+        printf(",\"bound\":%s,\"copies\":[", lib < CUBIND_LIBRARY_COUNT ? "true" : "false");
+        for (i = 0; i < n; ++i) {
+            struct cubind_copy c = {.size = sizeof c};
+            cubind_copies_get(copies, i, &c);
+            if (strcmp(c.library, name) != 0)
+                continue;
+            printf("%s\n  {\"path\":", first ? "" : ",");
+            first = 0;
+            json_string(c.path);
+            printf(",\"path_bytes\":");
+            json_bytes(c.path);
+            json_member("real_path", c.real_path);
+            printf(",\"real_path_bytes\":");
+            json_bytes(c.real_path);
+            json_member("place", c.place);
+            json_member("places", c.places);
+            json_member("soname", c.soname);
+            printf(",\"version\":");
+            json_version(c.version_major, c.version_minor, c.version_patch);
+            json_member("version_source", c.version_source);
+            json_member("version_detail", c.version_detail);
+            json_member("release", c.release);
+            printf(",\"chosen\":%s", c.chosen ? "true" : "false");
+            json_member("chosen_by", c.chosen_by);
+            json_member("error", c.error);
+            putchar('}');
+        }
+        printf("]}");
+    }
+    printf("\n]");
+    cubind_copies_free(copies);
+    return 0;
+}
+
+/* The section after the libraries' (text), or the array of "copies" (JSON). A listing that failed
+ * says why in the report. */
+void copies_section(struct probe *probe)
+{
+    if (probe->json)
+        copies_json(probe->cuda_path);
+    else
+        copies_text(probe->cuda_path);
+}
+
+int copies_wanted(const struct probe *probe)
+{
+    return probe->all;
+}
