@@ -4,7 +4,7 @@
 # Do not edit: change generator/ or templates/ and regenerate with
 #     make generate
 
-CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn
+CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml
 CUBIND_SONAME_cublas := libcublas.so.13
 CUBIND_ENV_cublas := CUBIND_CUBLAS_PATH
 CUBIND_SONAME_cublasLt := libcublasLt.so.13
@@ -31,6 +31,8 @@ CUBIND_SONAME_nccl := libnccl.so.2
 CUBIND_ENV_nccl := CUBIND_NCCL_PATH
 CUBIND_SONAME_cudnn := libcudnn.so.9
 CUBIND_ENV_cudnn := CUBIND_CUDNN_PATH
+CUBIND_SONAME_nvml := libnvidia-ml.so.1
+CUBIND_ENV_nvml := CUBIND_NVML_PATH
 # CUDA releases older than the headers' that a library's calls are generated for (generator/libraries.toml,
 # [[release]]): its mocks of each (tests/mock_<library>-r<release>.c) answer that release's version.
 CUBIND_RELEASES_cublas := 12_4 11_8
@@ -46,6 +48,7 @@ CUBIND_RELEASES_nvrtc := 12_4 11_8
 CUBIND_RELEASES_nvjitlink := 12_4
 CUBIND_RELEASES_nccl := 
 CUBIND_RELEASES_cudnn := 
+CUBIND_RELEASES_nvml := 
 CUBIND_RELEASES := 12_4 11_8
 # The module headers (cubind/<module>.h), each of which a program may include alone.
-CUBIND_MODULES := cublas cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn
+CUBIND_MODULES := cublas cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml

@@ -44,6 +44,9 @@ class Unit:
     include_dirs: tuple[str, ...] = ()
     exclude: tuple[Exclusion, ...] = ()
     caller_storage: tuple[Exclusion, ...] = ()
+    # the configured release whose headers hold this unit's (their include dir is searched after
+    # `include_dirs` and before the toolkit's): NVML's nvml.h, which the 13.0 toolkit lacks
+    headers_release: str | None = None
 
     def exclusion(self, name: str) -> Exclusion | None:
         """The configured exclusion that matches a function name, or None."""
@@ -169,6 +172,12 @@ class Config:
         """The configured (older) releases that cover a unit, newest first."""
         return tuple(r for r in self.releases if unit in r.units)
 
+    def release(self, name: str) -> Release:
+        for release in self.releases:
+            if release.name == name:
+                return release
+        raise ConfigError(f"no release named {name!r}")
+
     def library(self, name: str) -> Library:
         for lib in self.libraries:
             if lib.name == name:
@@ -205,6 +214,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             include_dirs=tuple(u.get("include_dirs", ())),
             exclude=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("exclude", ())),
             caller_storage=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("caller_storage", ())),
+            headers_release=u.get("headers_release"),
             modules=tuple(
                 Module(
                     m["name"],
@@ -322,6 +332,9 @@ def _validate(config: Config) -> None:
             raise ConfigError(f"release {release.name} covers unknown units {', '.join(unknown)}")
         if not release.headers:
             raise ConfigError(f"release {release.name} names no header package")
+    for unit in config.units:
+        if unit.headers_release is not None and unit.headers_release not in seen_releases:
+            raise ConfigError(f"unit {unit.name}: headers_release {unit.headers_release!r} is not a configured release")
     owners: dict[str, str] = {}
     for module in config.modules:
         for header in module.headers:

@@ -1466,7 +1466,8 @@ enum cubind_library {
     CUBIND_LIB_NVJITLINK = 10,
     CUBIND_LIB_NCCL = 11,
     CUBIND_LIB_CUDNN = 12,
-    CUBIND_LIBRARY_COUNT = 13
+    CUBIND_LIB_NVML = 13,
+    CUBIND_LIBRARY_COUNT = 14
 };
 typedef enum cubind_library cubind_library;
 enum cubind_error_kind {
