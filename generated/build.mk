@@ -50,5 +50,9 @@ CUBIND_RELEASES_nccl :=
 CUBIND_RELEASES_cudnn := 
 CUBIND_RELEASES_nvml := 
 CUBIND_RELEASES := 12_4 11_8
+# Releases whose include dir (in the releases cache) holds the headers of a unit the toolkit lacks
+# (generator/libraries.toml: headers_release; NVML's nvml.h): the tests that compile NVIDIA's headers
+# search them after the toolkit's (-idirafter), so the toolkit's own headers still win.
+CUBIND_HEADER_RELEASES := 12.4
 # The module headers (cubind/<module>.h), each of which a program may include alone.
 CUBIND_MODULES := cublas cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml

@@ -130,6 +130,32 @@ class Package:
 
 
 @dataclass(frozen=True)
+class DriverMinimum:
+    """The oldest Linux GPU driver that runs a CUDA release: `full` with every feature of the release,
+    `minor_compat` through CUDA minor-version compatibility (limits: no PTX JIT of the release's newer
+    PTX, no feature that needs the newer driver). Driver releases as NVIDIA numbers them ("550.54.14")."""
+    full: str
+    minor_compat: str
+
+    @staticmethod
+    def parse(raw: dict, where: str) -> "DriverMinimum":
+        try:
+            minimum = DriverMinimum(str(raw["full"]), str(raw["minor_compat"]))
+        except (KeyError, TypeError):
+            raise ConfigError(f"{where}: driver needs full and minor_compat (driver releases)") from None
+        for text in (minimum.full, minimum.minor_compat):
+            parts = text.split(".")
+            if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+                raise ConfigError(f"{where}: driver release {text!r} is not NNN.NN[.NN]")
+        return minimum
+
+    @staticmethod
+    def numbers(text: str) -> tuple[int, int, int]:
+        parts = [int(p) for p in text.split(".")] + [0]
+        return (parts[0], parts[1], parts[2])
+
+
+@dataclass(frozen=True)
 class Release:
     """An older CUDA release whose headers are read besides the toolkit's (docs/releases.md)."""
     name: str                       # "12.4"
@@ -140,6 +166,7 @@ class Release:
     units: tuple[str, ...]          # the units its headers cover
     headers: tuple[Package, ...]    # packages whose usr/include the generator reads
     libraries: tuple[Package, ...]  # packages whose shared objects the tests load
+    driver: DriverMinimum | None = None  # the oldest driver that runs it
 
     @property
     def version_key(self) -> tuple[int, ...]:
@@ -156,6 +183,7 @@ class Config:
     libraries: tuple[Library, ...]
     param_docs: tuple[tuple[str, str], ...] = ()
     releases: tuple[Release, ...] = ()   # newest first
+    newest_driver: DriverMinimum | None = None  # the oldest driver that runs the toolkit's (newest) release
 
     @functools.cached_property
     def _param_docs(self) -> dict[str, str]:
@@ -258,6 +286,8 @@ def load(path: Path = CONFIG_PATH) -> Config:
         units=units,
         libraries=libraries,
         param_docs=tuple(sorted(raw.get("param_docs", {}).items())),
+        newest_driver=DriverMinimum.parse(gen["newest_driver"], "generator.newest_driver")
+        if "newest_driver" in gen else None,
         releases=tuple(sorted((_release(r) for r in raw.get("release", ())), key=lambda r: r.version_key,
                               reverse=True)),
     )
@@ -280,6 +310,7 @@ def _release(raw: dict) -> Release:
             units=tuple(raw["units"]),
             headers=tuple(Package(p["package"], p["version"]) for p in raw["headers"]),
             libraries=tuple(Package(p["package"], p["version"]) for p in raw.get("libraries", ())),
+            driver=DriverMinimum.parse(raw["driver"], f"release {name}") if "driver" in raw else None,
         )
     except KeyError as exc:
         raise ConfigError(f"release {raw.get('name', '?')}: {exc.args[0]} is missing") from None

@@ -23,6 +23,9 @@ MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_
 
 # The ABI check programs (see test-abi). Defined before any rule names them: make expands a
 # rule's prerequisites where it reads the rule (`make test-makefiles` catches a late definition).
+# NVIDIA headers the toolkit lacks, from a release's include dir in the releases cache (nvml.h:
+# generated/build.mk's CUBIND_HEADER_RELEASES), searched after the toolkit's own.
+NVIDIA_EXTRA_INCLUDES = $(foreach r,$(CUBIND_HEADER_RELEASES),-idirafter $(RELEASES_CACHE)/$(r)/include)
 ABI_UNITS := $(patsubst $(GENERATED)/tests/abi_%.c,%,$(wildcard $(GENERATED)/tests/abi_*.c))
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 
@@ -185,11 +188,11 @@ $(TEST_BUILD)/abi/%-cubind: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) $< -o $@ $(LDFLAGS_SAN)
 $(TEST_BUILD)/abi/%-nvidia: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include $< -o $@ $(LDFLAGS_SAN)
+	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include $(NVIDIA_EXTRA_INCLUDES) $< -o $@ $(LDFLAGS_SAN)
 $(TEST_BUILD)/abi/%-cxx: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXX_WARNINGS) $(CFLAGS) $(SAN_FLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include \
-	    -x c++ $< -x none -o $@
+	    $(NVIDIA_EXTRA_INCLUDES) -x c++ $< -x none -o $@
 
 test-abi: $(ABI_PROGRAMS)
 	@for u in $(ABI_UNITS); do \
@@ -208,7 +211,7 @@ test-abi: $(ABI_PROGRAMS)
 # directory given as -I; cubind.h under every warning the compilers have. Not one line of output.
 test-headers: $(PUBLIC_HEADERS) tests/test_headers.sh $(GENERATED)/tests/header_alone.c $(GENERATED)/tests/include_order.c \
               $(GENERATED)/tests/nvidia_headers.h
-	@tests/test_headers.sh $(CUDA_PATH) $(TEST_BUILD)/headers $(CUBIND_MODULES)
+	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_headers.sh $(CUDA_PATH) $(TEST_BUILD)/headers $(CUBIND_MODULES)
 	@$(RESULTS) passed test-headers
 
 test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS) $(RELEASE_MOCKS)

@@ -893,3 +893,14 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .status_missing_symbol = NVML_ERROR_FUNCTION_NOT_FOUND,
     },
 };
+
+/* The oldest Linux GPU driver that runs each CUDA release the bindings read (generator/libraries.toml:
+ * [generator] newest_driver and each [[release]]'s driver), newest first: with every feature of the
+ * release, and through minor-version compatibility. cubind_check_count compares the driver with them. */
+const cubind__driver_minimum cubind__driver_minimums[] = {
+    {"13.0", {580, 65, 6}, {580, 65, 6}, "580.65.06", "580.65.06"},
+    {"12.4", {550, 54, 14}, {525, 60, 13}, "550.54.14", "525.60.13"},
+    {"11.8", {520, 61, 5}, {450, 80, 2}, "520.61.05", "450.80.02"},
+    {"", {0, 0, 0}, {0, 0, 0}, "", ""}
+};
+const size_t cubind__driver_minimum_count = 3;
