@@ -16,10 +16,11 @@
  * handler was left without returning, the hint is stale and the handler is called afresh.
  * Where the stack cannot be walked, the hint's frame address is compared with the current
  * one instead (stacks grow down on every target).
- * Layer 2: calls strbuf (1) and the generated tables (library names, status names).
+ * Layer 2: calls strbuf and no_gpu (1) and the generated tables (library names, status names).
  */
 #define _GNU_SOURCE
 #include "error.h"
+#include "no_gpu.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -336,9 +337,20 @@ static void status_message(char *out, const char *function, size_t function_leng
     memcpy(out + 2, d, 16);
 }
 
+/* ": no CUDA driver: ..." after a failing call's message, when no GPU can be used (no_gpu.c). */
+static CUBIND_NOINLINE void say_why(char *message, const char *why)
+{
+    size_t used = strlen(message);
+    if (used + 3 >= CUBIND_ERROR_MESSAGE_MAX)
+        return;
+    memcpy(message + used, ": ", 3);
+    sanitize_into(message + used + 2, CUBIND_ERROR_MESSAGE_MAX - used - 2, why);
+}
+
 CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status)
 {
     struct thread_errors *t = &tls;
+    const char *why;
     int in_handler;
     cubind_error *r;
     const char *function;
@@ -355,6 +367,9 @@ CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t i
     r->status_name = status_name != NULL ? status_name : "";
     status_message(r->message, function, cubind__function_name_length(table, index), status_name, name_length,
                    status);
+    why = cubind__no_gpu();
+    if (why[0] != '\0')
+        say_why(r->message, why);
     notify(t, in_handler);
     return status;
 }

@@ -135,7 +135,7 @@ typedef enum cubind_verdict {
 struct cubind_check {
     size_t size;              /* in: sizeof(struct cubind_check); out: bytes filled */
     const char *name;         /* what is checked: "driver-supports-release", "coupled-release",
-                                 "one-release-loaded" */
+                                 "one-release-loaded", "parts-one-release" */
     cubind_library library;   /* the library it is about; CUBIND_LIB_NONE for the machine */
     cubind_verdict verdict;
     const char *reason;       /* one sentence: what was compared and what it means */
@@ -145,7 +145,9 @@ struct cubind_check {
  * cubind_check_count - run the checks of what is loaded now, and say how many there are.
  * Each loaded library gets: whether the driver supports its CUDA release (the minimum driver of
  * each release is data: generator/libraries.toml), whether the libraries it is used with are of its
- * release, and whether another release of it is loaded in the process too (the link map).
+ * release, whether another release of it is loaded in the process too (the link map), and whether
+ * its parts loaded beside it (objects named <its file>_<part>.so.N: cuDNN's libcudnn_ops.so.9, ...)
+ * are of its version.
  * The results are kept until the next cubind_check_count (of any thread: take them in one thread).
  * Returns the number of checks (0 when no library is loaded), which cubind_check_get reads.
  */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cubind/cubind.h"
+#include "machine.h"
 #include "output.h"
 
 /* "13.1.0", "12" when only the major is known, NULL when unknown. */
@@ -100,7 +101,8 @@ static void print_json(const struct cubind_library_info *infos)
         json_string(info->error);
         putchar('}');
     }
-    printf("\n]}\n");
+    printf("\n]");
+    driver_json();
 }
 
 static void print_text(const struct cubind_library_info *infos)
@@ -156,14 +158,14 @@ static void print_text(const struct cubind_library_info *infos)
 int main(int argc, char **argv)
 {
     struct cubind_library_info infos[CUBIND_LIBRARY_COUNT];
-    int json = 0, lib;
-    if (argc == 2 && strcmp(argv[1], "--json") == 0)
-        json = 1;
-    else if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: cubind-probe [--json]\n");
+    int json = 0, strict = 0, worst, lib;
+    for (; argc > 1 && (strcmp(argv[argc - 1], "--json") == 0 || strcmp(argv[argc - 1], "--strict") == 0); --argc)
+        *(argv[argc - 1][2] == 'j' ? &json : &strict) = 1;
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: cubind-probe [--json] [--strict]\n");
         return 0;
     } else if (argc != 1) {
-        fprintf(stderr, "usage: cubind-probe [--json]\n");
+        fprintf(stderr, "usage: cubind-probe [--json] [--strict]\n");
         return 2;
     }
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib)
@@ -175,6 +177,11 @@ int main(int argc, char **argv)
         print_json(infos);
     else
         print_text(infos);
+    if (!json)
+        driver_text();
+    worst = json ? checks_json() : checks_text();
+    if (json)
+        printf("}\n");
     /* what was written must have been written: a full disk or a closed pipe is an error */
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
@@ -182,5 +189,5 @@ int main(int argc, char **argv)
                 errno != 0 ? strerror(errno) : "write error");
         return 1;
     }
-    return 0;
+    return checks_exit_status(worst, strict);
 }

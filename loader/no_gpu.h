@@ -1,0 +1,35 @@
+/*
+ * loader/no_gpu.h - why no GPU can be used here, said after the message of every failing call
+ * (docs/machine.md). Layer 1: libc only.
+ */
+#ifndef CUBIND_LOADER_NO_GPU_H
+#define CUBIND_LOADER_NO_GPU_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+/* NULL until decided; then "" (nothing to say: a driver and a visible GPU, as far as is known) or
+ * the reason ("no CUDA driver: ...", "driver 580.159.04, no GPU visible (CUDA_VISIBLE_DEVICES=)"). */
+extern _Atomic(const char *) cubind__no_gpu_text;
+
+/* Decide once, from what the kernel module shows (/proc/driver/nvidia/version, its gpus folder, the
+ * /dev/nvidia<N> device files) and CUDA_VISIBLE_DEVICES; nothing when CUBIND_DRIVER_PATH names the
+ * driver (its answers are its own). Returns the text kept in cubind__no_gpu_text. */
+const char *cubind__no_gpu_decide(void);
+
+/* The reason, decided on first use: one load once decided (the failure path of every wrapper). */
+static inline const char *cubind__no_gpu(void)
+{
+    const char *text = atomic_load_explicit(&cubind__no_gpu_text, memory_order_acquire);
+    return text != NULL ? text : cubind__no_gpu_decide();
+}
+
+/* What a higher layer found by asking the driver itself (cubind_gpu_count): replaces the decision.
+ * `text` is copied ("" when the driver and a GPU answered). */
+void cubind__no_gpu_publish(const char *text);
+
+/* The driver release the kernel module reports ("580.159.04", from /proc/driver/nvidia/version) into
+ * `out`; 0 when there is none (no module loaded), 1 when found. */
+int cubind__kernel_driver_release(char *out, size_t size);
+
+#endif /* CUBIND_LOADER_NO_GPU_H */
