@@ -131,8 +131,9 @@ static void check_driver(cubind_library library, const char *release, const stru
         return;
     }
     add("driver-supports-release", library, CUBIND_CHECK_WARNING,
-        "%s is called as CUDA %s (it needs driver %s or newer%s%s); the driver's release is unknown: %s", file,
-        release, m != NULL ? m->full_text : "?", m != NULL ? ", or " : "", m != NULL ? m->minor_compat_text : "",
+        "%s is called as CUDA %s (it needs driver %s or newer, %s through minor-version compatibility); the "
+        "driver's release is unknown: %s", file, release, m != NULL ? m->full_text : "?",
+        m != NULL ? m->minor_compat_text : "?",
         driver->driver_error != NULL ? driver->driver_error : driver->nvml_error != NULL ? driver->nvml_error
                                                                                          : "no source answered");
 }
