@@ -132,10 +132,10 @@ static void check_driver(cubind_library library, const char *release, const stru
     }
     add("driver-supports-release", library, CUBIND_CHECK_WARNING,
         "%s is called as CUDA %s (it needs driver %s or newer, %s through minor-version compatibility); the "
-        "driver's release is unknown: %s", file, release, m != NULL ? m->full_text : "?",
+        "driver's release is unknown (%s)", file, release, m != NULL ? m->full_text : "?",
         m != NULL ? m->minor_compat_text : "?",
-        driver->driver_error != NULL ? driver->driver_error : driver->nvml_error != NULL ? driver->nvml_error
-                                                                                         : "no source answered");
+        driver->driver_error != NULL ? "no NVML, no kernel module, and the driver API failed: cubind_driver_info "
+                                       "says why" : "neither NVML nor the kernel module answered");
 }
 
 /* The numbers after ".so." in a file name ("libcudnn_ops.so.9.14.0" -> "9.14.0"), or "". */
