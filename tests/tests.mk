@@ -251,11 +251,14 @@ $(MACHINE_DIR)/cuda/libcuda.so.1: tests/machine/fake_cuda.c
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $< $(LDFLAGS_SAN)
 $(TEST_BUILD)/test_machine: $(TEST_BUILD)/obj/tests/test_machine.o $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
-test-machine: $(TEST_BUILD)/test_machine $(MACHINE_FAKES) $(MOCK_DIR)/$(CUBIND_SONAME_cublas) \
+test-machine: $(TEST_BUILD)/test_machine $(PROBE) $(MACHINE_FAKES) $(MOCK_DIR)/$(CUBIND_SONAME_cublas) \
               $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_cublasLt)
 	CUBIND_TEST_MACHINE_DIR=$(abspath $(MACHINE_DIR)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
 	    CUBIND_TEST_RELEASE_MOCK_DIR=$(abspath $(TEST_BUILD)/mock-r12_4) \
 	    $(RESULTS) run test_machine cmocka -- $(TEST_BUILD)/test_machine
+	CUBIND_TEST_MACHINE_DIR=$(abspath $(MACHINE_DIR)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
+	    CUBIND_TEST_RELEASE_MOCK_DIR=$(abspath $(TEST_BUILD)/mock-r12_4) CUBIND_PROBE=$(abspath $(PROBE)) \
+	    $(RESULTS) run tests/machine pytest -- $(PYTHON) -m pytest -q tests/machine
 
 test-unload: $(TEST_BUILD)/test_unload
 	CUBIND_CUFFT_PATH=/nonexistent/libcufft.so.12 CUBIND_TEST_LIBRARY=$(abspath $(LIBRARY_SONAME)) \
