@@ -306,9 +306,10 @@ static void copy_name(char *out, const char *text, size_t length)
 }
 
 /* "cublasSgemm returned CUBLAS_STATUS_NOT_INITIALIZED (1)": names from the generated tables
- * (printable, under 128 bytes each), so the message needs neither formatting nor escaping. */
-static void status_message(char *out, const char *function, size_t function_length, const char *status_name,
-                           size_t name_length, int status)
+ * (printable, under 128 bytes each), so the message needs neither formatting nor escaping. Returns
+ * where the message ends. */
+static char *status_message(char *out, const char *function, size_t function_length, const char *status_name,
+                            size_t name_length, int status)
 {
     static const char unknown[] = "an unknown status";
     char digits[32] = {0}; /* the number ends at digits[16], then ")" and NULs: 16 bytes are copied */
@@ -335,22 +336,28 @@ static void status_message(char *out, const char *function, size_t function_leng
     out += name_length;
     memcpy(out, " (", 2);
     memcpy(out + 2, d, 16);
+    return out + 2 + (digits + 17 - d); /* after the ")" */
 }
 
-/* ": no CUDA driver: ..." after a failing call's message, when no GPU can be used (no_gpu.c). */
-static CUBIND_NOINLINE void say_why(char *message, const char *why)
+/* ": no CUDA driver: ..." after a failing call's message (at `end`), when no GPU can be used
+ * (no_gpu.c): the reason is printable and padded with NULs, so it is copied 16 bytes at a time. */
+static CUBIND_NOINLINE void say_why(char *message, char *end, const cubind__no_gpu_reason *why)
 {
-    size_t used = strlen(message);
-    if (used + 3 >= CUBIND_ERROR_MESSAGE_MAX)
-        return;
-    memcpy(message + used, ": ", 3);
-    sanitize_into(message + used + 2, CUBIND_ERROR_MESSAGE_MAX - used - 2, why);
+    size_t i, length = why->length, room = (size_t)(message + CUBIND_ERROR_MESSAGE_MAX - end);
+    if (length + 2 + 16 >= room)
+        return; /* cannot happen: messages of statuses are under 300 bytes, reasons under 512 */
+    end[0] = ':';
+    end[1] = ' ';
+    for (i = 0; i < length; i += 16)
+        memcpy(end + 2 + i, why->text + i, 16);
+    end[2 + length] = '\0';
 }
 
 CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status)
 {
     struct thread_errors *t = &tls;
-    const char *why;
+    const cubind__no_gpu_reason *why;
+    char *end;
     int in_handler;
     cubind_error *r;
     const char *function;
@@ -365,11 +372,11 @@ CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t i
     r->library_name = cubind__libraries[table->library].name;
     r->function = function;
     r->status_name = status_name != NULL ? status_name : "";
-    status_message(r->message, function, cubind__function_name_length(table, index), status_name, name_length,
-                   status);
+    end = status_message(r->message, function, cubind__function_name_length(table, index), status_name,
+                         name_length, status);
     why = cubind__no_gpu();
-    if (why[0] != '\0')
-        say_why(r->message, why);
+    if (why->length != 0)
+        say_why(r->message, end, why);
     notify(t, in_handler);
     return status;
 }

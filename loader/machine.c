@@ -407,7 +407,7 @@ cubind_error_kind cubind_gpu_info(int index, struct cubind_gpu_info *info)
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, "cubind_gpu_info", 0,
                              "cubind_gpu_info: no GPU %d (%d visible%s%s)", index,
                              facts.driver.gpu_count < 0 ? 0 : facts.driver.gpu_count,
-                             cubind__no_gpu()[0] != '\0' ? ": " : "", cubind__no_gpu());
+                             cubind__no_gpu()->length != 0 ? ": " : "", cubind__no_gpu()->text);
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
     return copy_sized("cubind_gpu_info", info, &facts.gpus[index], sizeof facts.gpus[index]);
@@ -427,11 +427,11 @@ cubind_error_kind cubind_gpu_count(int *count)
     if (!facts.driver_loaded) {
         cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, CUBIND_LIB_DRIVER, "cubind_gpu_count",
                              cubind__libraries[CUBIND_LIB_DRIVER].status_missing_library, "cubind_gpu_count: %s",
-                             cubind__no_gpu());
+                             cubind__no_gpu()->text);
         return CUBIND_ERROR_LIBRARY_NOT_FOUND;
     }
     cubind__error_record(CUBIND_ERROR_STATUS, CUBIND_LIB_DRIVER,
                          facts.driver_function ? facts.driver_function : "cuDeviceGetCount",
-                         facts.driver_function ? facts.driver_status : 0, "cubind_gpu_count: %s", cubind__no_gpu());
+                         facts.driver_function ? facts.driver_status : 0, "cubind_gpu_count: %s", cubind__no_gpu()->text);
     return CUBIND_ERROR_STATUS;
 }

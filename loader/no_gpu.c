@@ -19,9 +19,9 @@
 
 #define PROC_DRIVER "/proc/driver/nvidia"
 
-_Atomic(const char *) cubind__no_gpu_text;
+_Atomic(const cubind__no_gpu_reason *) cubind__no_gpu_now;
 
-static char decided[512];
+static cubind__no_gpu_reason decided;
 static pthread_once_t decide_once = PTHREAD_ONCE_INIT;
 
 /* Read a small file of the kernel module into `out` (NUL-terminated); 0 when it cannot be read. */
@@ -134,47 +134,61 @@ static int hides_every_gpu(const char *value, int count)
     return 1; /* "-1", "none", ...: no device */
 }
 
-static void decide(void)
+/* `text` into `r`: printable ASCII, cut to fit, NULs after it. */
+static void keep(cubind__no_gpu_reason *r, const char *text)
+{
+    size_t n = 0;
+    memset(r->text, 0, sizeof r->text);
+    for (; text[n] != '\0' && n + 1 < sizeof r->text - 16; ++n)
+        r->text[n] = text[n] >= 0x20 && text[n] < 0x7f ? text[n] : '?';
+    r->length = n;
+}
+
+static void decide(char *decided_text, size_t size)
 {
     char release[64];
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
     int count;
-    decided[0] = '\0';
+    decided_text[0] = '\0';
     if (secure_getenv("CUBIND_DRIVER_PATH") != NULL && secure_getenv("CUBIND_DRIVER_PATH")[0] != '\0')
         return; /* the program named its driver: what it answers is its own */
     if (!cubind__kernel_driver_release(release, sizeof release)) {
-        snprintf(decided, sizeof decided, "no CUDA driver: the NVIDIA kernel module is not loaded (no "
+        snprintf(decided_text, size, "no CUDA driver: the NVIDIA kernel module is not loaded (no "
                  PROC_DRIVER "/version)");
         return;
     }
     count = kernel_gpus(NULL, NULL);
     if (count == 0)
-        snprintf(decided, sizeof decided, "driver %s, no GPU (the kernel module lists none in " PROC_DRIVER
+        snprintf(decided_text, size, "driver %s, no GPU (the kernel module lists none in " PROC_DRIVER
                  "/gpus)", release);
     else if (!device_files())
-        snprintf(decided, sizeof decided, "driver %s, no GPU visible (no /dev/nvidia<N> device file)", release);
+        snprintf(decided_text, size, "driver %s, no GPU visible (no /dev/nvidia<N> device file)", release);
     else if (visible != NULL && hides_every_gpu(visible, count))
-        snprintf(decided, sizeof decided, "driver %s, no GPU visible (CUDA_VISIBLE_DEVICES=%.200s)", release,
+        snprintf(decided_text, size, "driver %s, no GPU visible (CUDA_VISIBLE_DEVICES=%.200s)", release,
                  visible);
 }
 
 static void decide_and_keep(void)
 {
-    const char *expected = NULL;
-    decide();
-    atomic_compare_exchange_strong(&cubind__no_gpu_text, &expected, (const char *)decided);
+    char text[CUBIND__NO_GPU_TEXT_SIZE];
+    const cubind__no_gpu_reason *expected = NULL;
+    decide(text, sizeof text);
+    keep(&decided, text);
+    atomic_compare_exchange_strong(&cubind__no_gpu_now, &expected, &decided);
 }
 
-const char *cubind__no_gpu_decide(void)
+const cubind__no_gpu_reason *cubind__no_gpu_decide(void)
 {
     pthread_once(&decide_once, decide_and_keep);
-    return atomic_load_explicit(&cubind__no_gpu_text, memory_order_acquire);
+    return atomic_load_explicit(&cubind__no_gpu_now, memory_order_acquire);
 }
 
 void cubind__no_gpu_publish(const char *text)
 {
-    /* Kept for the life of the process (a record may point into the previous one's copy: never freed). */
-    char *copy = strdup(text);
-    if (copy != NULL)
-        atomic_store_explicit(&cubind__no_gpu_text, copy, memory_order_release);
+    /* Kept for the life of the process: another thread may be copying the one it replaces. */
+    cubind__no_gpu_reason *r = malloc(sizeof *r);
+    if (r == NULL)
+        return;
+    keep(r, text);
+    atomic_store_explicit(&cubind__no_gpu_now, r, memory_order_release);
 }

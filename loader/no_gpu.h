@@ -8,24 +8,32 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-/* NULL until decided; then "" (nothing to say: a driver and a visible GPU, as far as is known) or
- * the reason ("no CUDA driver: ...", "driver 580.159.04, no GPU visible (CUDA_VISIBLE_DEVICES=)"). */
-extern _Atomic(const char *) cubind__no_gpu_text;
+/* The reason, as every failing call's message ends with it: printable ASCII (another byte is '?'),
+ * `length` bytes, then NULs to the end of `text`, so that it can be copied 16 bytes at a time. */
+#define CUBIND__NO_GPU_TEXT_SIZE 512
+typedef struct cubind__no_gpu_reason {
+    size_t length; /* 0: nothing to say (a driver and a visible GPU, as far as is known) */
+    char text[CUBIND__NO_GPU_TEXT_SIZE];
+} cubind__no_gpu_reason;
+
+/* NULL until decided; then the reason ("no CUDA driver: ...", "driver 580.159.04, no GPU visible
+ * (CUDA_VISIBLE_DEVICES=)"), kept for the life of the process. */
+extern _Atomic(const cubind__no_gpu_reason *) cubind__no_gpu_now;
 
 /* Decide once, from what the kernel module shows (/proc/driver/nvidia/version, its gpus folder, the
  * /dev/nvidia<N> device files) and CUDA_VISIBLE_DEVICES; nothing when CUBIND_DRIVER_PATH names the
- * driver (its answers are its own). Returns the text kept in cubind__no_gpu_text. */
-const char *cubind__no_gpu_decide(void);
+ * driver (its answers are its own). Returns the reason kept in cubind__no_gpu_now. */
+const cubind__no_gpu_reason *cubind__no_gpu_decide(void);
 
 /* The reason, decided on first use: one load once decided (the failure path of every wrapper). */
-static inline const char *cubind__no_gpu(void)
+static inline const cubind__no_gpu_reason *cubind__no_gpu(void)
 {
-    const char *text = atomic_load_explicit(&cubind__no_gpu_text, memory_order_acquire);
-    return text != NULL ? text : cubind__no_gpu_decide();
+    const cubind__no_gpu_reason *r = atomic_load_explicit(&cubind__no_gpu_now, memory_order_acquire);
+    return r != NULL ? r : cubind__no_gpu_decide();
 }
 
 /* What a higher layer found by asking the driver itself (cubind_gpu_count): replaces the decision.
- * `text` is copied ("" when the driver and a GPU answered). */
+ * `text` is copied, made printable ASCII and cut to fit ("" when the driver and a GPU answered). */
 void cubind__no_gpu_publish(const char *text);
 
 /* The driver release the kernel module reports ("580.159.04", from /proc/driver/nvidia/version) into
