@@ -13,9 +13,12 @@ import clang.cindex as ci
 
 PUBLIC_HEADER = Path(__file__).resolve().parent.parent / "include" / "cubind" / "core.h"
 INLINE_HEADER = PUBLIC_HEADER.with_name("inline.h")
+# The hand-written API, in the order cubind/cubind.h includes it: the core, then the machine
+# (the driver, the GPUs, the checks: cubind/machine.h).
+API_HEADERS = (PUBLIC_HEADER, PUBLIC_HEADER.with_name("machine.h"))
 
 
-def hand_written_names(headers: tuple[Path, ...] = (PUBLIC_HEADER, INLINE_HEADER)) -> set[str]:
+def hand_written_names(headers: tuple[Path, ...] = (*API_HEADERS, INLINE_HEADER)) -> set[str]:
     return {name for header in headers for name in _names(header)}
 
 

@@ -91,6 +91,33 @@ static char *text(const char *format, ...)
     return out;
 }
 
+/* NVML and the driver, found by name among the libraries of this build (CUBIND_LIBRARY_COUNT when
+ * the build has none: a subset, a tree of other libraries). */
+static cubind_library nvml_lib = CUBIND_LIBRARY_COUNT, driver_lib = CUBIND_LIBRARY_COUNT;
+
+static cubind_library library_named(const char *name)
+{
+    int i;
+    for (i = 0; i < CUBIND_LIBRARY_COUNT; ++i)
+        if (strcmp(cubind__libraries[i].name, name) == 0)
+            return (cubind_library)i;
+    return CUBIND_LIBRARY_COUNT;
+}
+
+/* cubind__ensure_loaded, or CUBIND__LOAD_FAILED with `why` when the build has no such library. */
+static int load(cubind_library library, const char *name, char **why)
+{
+    int outcome;
+    if (library == CUBIND_LIBRARY_COUNT) {
+        *why = text("this build of cubind has no %s library", name);
+        return CUBIND__LOAD_FAILED;
+    }
+    outcome = cubind__ensure_loaded(library);
+    if (outcome != CUBIND__LOAD_OK)
+        *why = text("%s", cubind__load_error(library, outcome));
+    return outcome;
+}
+
 static const char *status_text(cubind_library library, int status)
 {
     const char *name = cubind_status_name(library, status);
@@ -128,13 +155,13 @@ static void init_gpu(struct cubind_gpu_info *g, int index)
 /* What NVML says of GPU `g` (its handle `device`): it takes precedence over the driver API's. */
 static void nvml_gpu(void *device, struct cubind_gpu_info *g)
 {
-    fn_nvml_text name = (fn_nvml_text)entry(CUBIND_LIB_NVML, "nvmlDeviceGetName");
-    fn_nvml_text uuid = (fn_nvml_text)entry(CUBIND_LIB_NVML, "nvmlDeviceGetUUID");
-    fn_nvml_memory memory = (fn_nvml_memory)entry(CUBIND_LIB_NVML, "nvmlDeviceGetMemoryInfo");
-    fn_nvml_cc cc = (fn_nvml_cc)entry(CUBIND_LIB_NVML, "nvmlDeviceGetCudaComputeCapability");
-    fn_nvml_two mig = (fn_nvml_two)entry(CUBIND_LIB_NVML, "nvmlDeviceGetMigMode");
-    fn_nvml_pci pci = (fn_nvml_pci)entry(CUBIND_LIB_NVML, "nvmlDeviceGetPciInfo");
-    int (*index)(void *, unsigned *) = (int (*)(void *, unsigned *))entry(CUBIND_LIB_NVML, "nvmlDeviceGetIndex");
+    fn_nvml_text name = (fn_nvml_text)entry(nvml_lib, "nvmlDeviceGetName");
+    fn_nvml_text uuid = (fn_nvml_text)entry(nvml_lib, "nvmlDeviceGetUUID");
+    fn_nvml_memory memory = (fn_nvml_memory)entry(nvml_lib, "nvmlDeviceGetMemoryInfo");
+    fn_nvml_cc cc = (fn_nvml_cc)entry(nvml_lib, "nvmlDeviceGetCudaComputeCapability");
+    fn_nvml_two mig = (fn_nvml_two)entry(nvml_lib, "nvmlDeviceGetMigMode");
+    fn_nvml_pci pci = (fn_nvml_pci)entry(nvml_lib, "nvmlDeviceGetPciInfo");
+    int (*index)(void *, unsigned *) = (int (*)(void *, unsigned *))entry(nvml_lib, "nvmlDeviceGetIndex");
     struct nvml_memory m = {0, 0, 0};
     struct nvml_pci p;
     unsigned current = 0, pending = 0, i = 0;
@@ -183,12 +210,12 @@ static void nvml_gpu(void *device, struct cubind_gpu_info *g)
 /* What the driver API says of CUDA device `ordinal`. */
 static void driver_gpu(int ordinal, struct cubind_gpu_info *g)
 {
-    fn_cu_device get = (fn_cu_device)entry(CUBIND_LIB_DRIVER, "cuDeviceGet");
-    fn_cu_name name = (fn_cu_name)entry(CUBIND_LIB_DRIVER, "cuDeviceGetName");
-    fn_cu_uuid uuid = (fn_cu_uuid)entry(CUBIND_LIB_DRIVER, "cuDeviceGetUuid");
-    fn_cu_attribute attribute = (fn_cu_attribute)entry(CUBIND_LIB_DRIVER, "cuDeviceGetAttribute");
-    fn_cu_memory memory = (fn_cu_memory)entry(CUBIND_LIB_DRIVER, "cuDeviceTotalMem");
-    fn_cu_name pci = (fn_cu_name)entry(CUBIND_LIB_DRIVER, "cuDeviceGetPCIBusId");
+    fn_cu_device get = (fn_cu_device)entry(driver_lib, "cuDeviceGet");
+    fn_cu_name name = (fn_cu_name)entry(driver_lib, "cuDeviceGetName");
+    fn_cu_uuid uuid = (fn_cu_uuid)entry(driver_lib, "cuDeviceGetUuid");
+    fn_cu_attribute attribute = (fn_cu_attribute)entry(driver_lib, "cuDeviceGetAttribute");
+    fn_cu_memory memory = (fn_cu_memory)entry(driver_lib, "cuDeviceTotalMem");
+    fn_cu_name pci = (fn_cu_name)entry(driver_lib, "cuDeviceGetPCIBusId");
     unsigned char bytes[16];
     size_t total = 0;
     int device = 0, major = -1, minor = -1;
@@ -225,26 +252,27 @@ static int gather_nvml(void)
     fn_void init;
     fn_text version;
     fn_int_ptr cuda;
-    int outcome = cubind__ensure_loaded(CUBIND_LIB_NVML), status;
-    if (outcome != CUBIND__LOAD_OK) {
-        facts.driver.nvml_error = text("%s", cubind__load_error(CUBIND_LIB_NVML, outcome));
+    char *why = NULL;
+    int status;
+    if (load(nvml_lib, "nvml", &why) != CUBIND__LOAD_OK) {
+        facts.driver.nvml_error = why;
         return 0;
     }
-    init_flags = (fn_uint)entry(CUBIND_LIB_NVML, "nvmlInitWithFlags");
-    init = (fn_void)entry(CUBIND_LIB_NVML, "nvmlInit");
+    init_flags = (fn_uint)entry(nvml_lib, "nvmlInitWithFlags");
+    init = (fn_void)entry(nvml_lib, "nvmlInit");
     status = init_flags != NULL ? init_flags(NVML_NO_GPUS_FLAG) : init != NULL ? init() : -1;
     if (status != NVML_OK) {
         facts.driver.nvml_error = status == -1 ? text("NVML exports neither nvmlInitWithFlags nor nvmlInit_v2")
                                                : text("%s returned %s (%d)", init_flags != NULL ? "nvmlInitWithFlags"
-                                                      : "nvmlInit", status_text(CUBIND_LIB_NVML, status), status);
+                                                      : "nvmlInit", status_text(nvml_lib, status), status);
         return 0;
     }
-    version = (fn_text)entry(CUBIND_LIB_NVML, "nvmlSystemGetDriverVersion");
+    version = (fn_text)entry(nvml_lib, "nvmlSystemGetDriverVersion");
     if (version != NULL && version(facts.release, sizeof facts.release) == NVML_OK) {
         facts.driver.release = facts.release;
         facts.driver.release_source = CUBIND_SOURCE_NVML;
     }
-    cuda = (fn_int_ptr)entry(CUBIND_LIB_NVML, "nvmlSystemGetCudaDriverVersion_v2");
+    cuda = (fn_int_ptr)entry(nvml_lib, "nvmlSystemGetCudaDriverVersion_v2");
     if (cuda != NULL && cuda(&status) == NVML_OK) {
         facts.driver.cuda_major = status / 1000;
         facts.driver.cuda_minor = status % 1000 / 10;
@@ -257,20 +285,21 @@ static void gather_driver(void)
 {
     fn_uint init;
     fn_int_ptr version, count;
-    int outcome = cubind__ensure_loaded(CUBIND_LIB_DRIVER), status, value = 0;
-    if (outcome != CUBIND__LOAD_OK) {
-        facts.driver.driver_error = text("%s", cubind__load_error(CUBIND_LIB_DRIVER, outcome));
+    char *why = NULL;
+    int status, value = 0;
+    if (load(driver_lib, "driver", &why) != CUBIND__LOAD_OK) {
+        facts.driver.driver_error = why;
         return;
     }
     facts.driver_loaded = 1;
-    version = (fn_int_ptr)entry(CUBIND_LIB_DRIVER, "cuDriverGetVersion");
+    version = (fn_int_ptr)entry(driver_lib, "cuDriverGetVersion");
     if (version != NULL && version(&value) == CU_OK) {
         facts.driver.cuda_major = value / 1000;
         facts.driver.cuda_minor = value % 1000 / 10;
         facts.driver.cuda_source = CUBIND_SOURCE_DRIVER;
     }
-    init = (fn_uint)entry(CUBIND_LIB_DRIVER, "cuInit");
-    count = (fn_int_ptr)entry(CUBIND_LIB_DRIVER, "cuDeviceGetCount");
+    init = (fn_uint)entry(driver_lib, "cuInit");
+    count = (fn_int_ptr)entry(driver_lib, "cuDeviceGetCount");
     facts.driver_function = "cuInit";
     status = init != NULL ? init(0) : -1;
     if (status == CU_OK) {
@@ -282,7 +311,7 @@ static void gather_driver(void)
         facts.driver_status = status;
         facts.driver.driver_error = status == -1 ? text("libcuda exports no %s", facts.driver_function)
                                                  : text("%s returned %s (%d)", facts.driver_function,
-                                                        status_text(CUBIND_LIB_DRIVER, status), status);
+                                                        status_text(driver_lib, status), status);
         return;
     }
     facts.driver_function = NULL;
@@ -318,6 +347,8 @@ static void gather(void)
     facts.driver.release_major = facts.driver.release_minor = facts.driver.release_patch = -1;
     facts.driver.cuda_major = facts.driver.cuda_minor = -1;
     facts.driver.gpu_count = -1;
+    nvml_lib = library_named("nvml");
+    driver_lib = library_named("driver");
     nvml = gather_nvml();
     if (facts.driver.release == NULL && cubind__kernel_driver_release(facts.release, sizeof facts.release)) {
         facts.driver.release = facts.release;
@@ -331,9 +362,9 @@ static void gather(void)
         facts.driver.release_patch = n[2];
     }
     gather_driver();
-    nvml_count = nvml ? (fn_uint_ptr)entry(CUBIND_LIB_NVML, "nvmlDeviceGetCount") : NULL;
-    nvml_handle = nvml ? (fn_nvml_index)entry(CUBIND_LIB_NVML, "nvmlDeviceGetHandleByIndex") : NULL;
-    by_pci = nvml ? (fn_nvml_by_pci)entry(CUBIND_LIB_NVML, "nvmlDeviceGetHandleByPciBusId") : NULL;
+    nvml_count = nvml ? (fn_uint_ptr)entry(nvml_lib, "nvmlDeviceGetCount") : NULL;
+    nvml_handle = nvml ? (fn_nvml_index)entry(nvml_lib, "nvmlDeviceGetHandleByIndex") : NULL;
+    by_pci = nvml ? (fn_nvml_by_pci)entry(nvml_lib, "nvmlDeviceGetHandleByPciBusId") : NULL;
     if (facts.driver.gpu_count < 0 && !facts.driver_loaded && nvml_count != NULL) {
         unsigned n = 0;
         if (nvml_count(&n) == NVML_OK) {
@@ -425,12 +456,13 @@ cubind_error_kind cubind_gpu_count(int *count)
     if (*count > 0)
         return CUBIND_OK;
     if (!facts.driver_loaded) {
-        cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, CUBIND_LIB_DRIVER, "cubind_gpu_count",
-                             cubind__libraries[CUBIND_LIB_DRIVER].status_missing_library, "cubind_gpu_count: %s",
+        cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, driver_lib == CUBIND_LIBRARY_COUNT ? CUBIND_LIB_NONE
+                             : driver_lib, "cubind_gpu_count", driver_lib == CUBIND_LIBRARY_COUNT ? 0
+                             : cubind__libraries[driver_lib].status_missing_library, "cubind_gpu_count: %s",
                              cubind__no_gpu()->text);
         return CUBIND_ERROR_LIBRARY_NOT_FOUND;
     }
-    cubind__error_record(CUBIND_ERROR_STATUS, CUBIND_LIB_DRIVER,
+    cubind__error_record(CUBIND_ERROR_STATUS, driver_lib,
                          facts.driver_function ? facts.driver_function : "cuDeviceGetCount",
                          facts.driver_function ? facts.driver_status : 0, "cubind_gpu_count: %s", cubind__no_gpu()->text);
     return CUBIND_ERROR_STATUS;
