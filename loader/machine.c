@@ -104,6 +104,13 @@ static cubind_library library_named(const char *name)
     return CUBIND_LIBRARY_COUNT;
 }
 
+/* Why no GPU can be used (no_gpu.h), decided now if no failing call has yet. */
+static const cubind__no_gpu_reason *no_gpu(void)
+{
+    const cubind__no_gpu_reason *r = cubind__no_gpu_known();
+    return r != NULL ? r : cubind__no_gpu_decide(driver_lib != CUBIND_LIBRARY_COUNT);
+}
+
 /* cubind__ensure_loaded, or CUBIND__LOAD_FAILED with `why` when the build has no such library. */
 static int load(cubind_library library, const char *name, char **why)
 {
@@ -438,7 +445,7 @@ cubind_error_kind cubind_gpu_info(int index, struct cubind_gpu_info *info)
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, "cubind_gpu_info", 0,
                              "cubind_gpu_info: no GPU %d (%d visible%s%s)", index,
                              facts.driver.gpu_count < 0 ? 0 : facts.driver.gpu_count,
-                             cubind__no_gpu()->length != 0 ? ": " : "", cubind__no_gpu()->text);
+                             no_gpu()->length != 0 ? ": " : "", no_gpu()->text);
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
     return copy_sized("cubind_gpu_info", info, &facts.gpus[index], sizeof facts.gpus[index]);
@@ -459,11 +466,11 @@ cubind_error_kind cubind_gpu_count(int *count)
         cubind__error_record(CUBIND_ERROR_LIBRARY_NOT_FOUND, driver_lib == CUBIND_LIBRARY_COUNT ? CUBIND_LIB_NONE
                              : driver_lib, "cubind_gpu_count", driver_lib == CUBIND_LIBRARY_COUNT ? 0
                              : cubind__libraries[driver_lib].status_missing_library, "cubind_gpu_count: %s",
-                             cubind__no_gpu()->text);
+                             no_gpu()->text);
         return CUBIND_ERROR_LIBRARY_NOT_FOUND;
     }
     cubind__error_record(CUBIND_ERROR_STATUS, driver_lib,
                          facts.driver_function ? facts.driver_function : "cuDeviceGetCount",
-                         facts.driver_function ? facts.driver_status : 0, "cubind_gpu_count: %s", cubind__no_gpu()->text);
+                         facts.driver_function ? facts.driver_status : 0, "cubind_gpu_count: %s", no_gpu()->text);
     return CUBIND_ERROR_STATUS;
 }

@@ -23,6 +23,7 @@ _Atomic(const cubind__no_gpu_reason *) cubind__no_gpu_now;
 
 static cubind__no_gpu_reason decided;
 static pthread_once_t decide_once = PTHREAD_ONCE_INIT;
+static int has_driver;
 
 /* Read a small file of the kernel module into `out` (NUL-terminated); 0 when it cannot be read. */
 static int read_small(const char *path, char *out, size_t size)
@@ -150,6 +151,8 @@ static void decide(char *decided_text, size_t size)
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
     int count;
     decided_text[0] = '\0';
+    if (!has_driver)
+        return; /* no CUDA driver in this build: its libraries' failures are not about GPUs */
     if (secure_getenv("CUBIND_DRIVER_PATH") != NULL && secure_getenv("CUBIND_DRIVER_PATH")[0] != '\0')
         return; /* the program named its driver: what it answers is its own */
     if (!cubind__kernel_driver_release(release, sizeof release)) {
@@ -177,8 +180,9 @@ static void decide_and_keep(void)
     atomic_compare_exchange_strong(&cubind__no_gpu_now, &expected, &decided);
 }
 
-const cubind__no_gpu_reason *cubind__no_gpu_decide(void)
+const cubind__no_gpu_reason *cubind__no_gpu_decide(int build_has_driver)
 {
+    has_driver = build_has_driver; /* a fact of the build: every caller passes the same */
     pthread_once(&decide_once, decide_and_keep);
     return atomic_load_explicit(&cubind__no_gpu_now, memory_order_acquire);
 }

@@ -22,14 +22,14 @@ extern _Atomic(const cubind__no_gpu_reason *) cubind__no_gpu_now;
 
 /* Decide once, from what the kernel module shows (/proc/driver/nvidia/version, its gpus folder, the
  * /dev/nvidia<N> device files) and CUDA_VISIBLE_DEVICES; nothing when CUBIND_DRIVER_PATH names the
- * driver (its answers are its own). Returns the reason kept in cubind__no_gpu_now. */
-const cubind__no_gpu_reason *cubind__no_gpu_decide(void);
+ * driver (its answers are its own) or `build_has_driver` is 0 (a build of libraries that are not
+ * CUDA's has nothing to say of GPUs). Returns the reason kept in cubind__no_gpu_now. */
+const cubind__no_gpu_reason *cubind__no_gpu_decide(int build_has_driver);
 
-/* The reason, decided on first use: one load once decided (the failure path of every wrapper). */
-static inline const cubind__no_gpu_reason *cubind__no_gpu(void)
+/* The reason once decided (one load: the failure path of every wrapper), else NULL. */
+static inline const cubind__no_gpu_reason *cubind__no_gpu_known(void)
 {
-    const cubind__no_gpu_reason *r = atomic_load_explicit(&cubind__no_gpu_now, memory_order_acquire);
-    return r != NULL ? r : cubind__no_gpu_decide();
+    return atomic_load_explicit(&cubind__no_gpu_now, memory_order_acquire);
 }
 
 /* What a higher layer found by asking the driver itself (cubind_gpu_count): replaces the decision.
