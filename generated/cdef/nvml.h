@@ -1368,12 +1368,8 @@ typedef struct {
     unsigned int powerValueMw;
 } nvmlPowerValue_v2_t;
 typedef unsigned int nvmlAffinityScope_t;
-enum nvmlClockLimitId_enum {
-    NVML_CLOCK_LIMIT_ID_RANGE_START = 4294967040LL,
-    NVML_CLOCK_LIMIT_ID_TDP = 4294967041LL,
-    NVML_CLOCK_LIMIT_ID_UNLIMITED = 4294967042LL
-};
-typedef enum nvmlClockLimitId_enum nvmlClockLimitId_t;
+/* enum nvmlClockLimitId_enum: every value beyond int (NVML_CLOCK_LIMIT_ID_RANGE_START = 4294967040, NVML_CLOCK_LIMIT_ID_TDP = 4294967041, NVML_CLOCK_LIMIT_ID_UNLIMITED = 4294967042), which C11 enumerators are: its typedefs are unsigned int */
+typedef unsigned int nvmlClockLimitId_t;
 struct nvmlVgpuVersion_st {
     unsigned int minVersion;
     unsigned int maxVersion;
@@ -1415,8 +1411,8 @@ enum nvmlVgpuPgpuCompatibilityLimitCode_enum {
     NVML_VGPU_COMPATIBILITY_LIMIT_NONE = 0,
     NVML_VGPU_COMPATIBILITY_LIMIT_HOST_DRIVER = 1,
     NVML_VGPU_COMPATIBILITY_LIMIT_GUEST_DRIVER = 2,
-    NVML_VGPU_COMPATIBILITY_LIMIT_GPU = 4,
-    NVML_VGPU_COMPATIBILITY_LIMIT_OTHER = 2147483648LL
+    NVML_VGPU_COMPATIBILITY_LIMIT_GPU = 4
+    /* NVML_VGPU_COMPATIBILITY_LIMIT_OTHER = 2147483648: beyond int, which C11 enumerators are: not declared here */
 };
 typedef enum nvmlVgpuPgpuCompatibilityLimitCode_enum nvmlVgpuPgpuCompatibilityLimitCode_t;
 struct nvmlVgpuPgpuCompatibility_st {
