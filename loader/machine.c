@@ -339,7 +339,7 @@ static void publish_reason(void)
         why = text("driver %s, no GPU visible (%s%s%s%s%s)", facts.driver.release ? facts.driver.release : "of an unknown release",
                    facts.driver.driver_error ? facts.driver.driver_error : "", facts.driver.driver_error ? "; " : "",
                    "CUDA_VISIBLE_DEVICES", visible ? "=" : " unset", visible ? visible : "");
-    if (why != NULL)
+    if (why != NULL && driver_lib != CUBIND_LIBRARY_COUNT) /* a build without the driver: nothing to say */
         cubind__no_gpu_publish(why);
     free(why);
 }

@@ -143,7 +143,8 @@ struct cubind_check {
 
 /*
  * cubind_check_count - run the checks of what is loaded now, and say how many there are.
- * Each loaded library gets: whether the driver supports its CUDA release (the minimum driver of
+ * Each loaded library gets (the driver's facts from cubind_driver_info, which loads NVML and the
+ * driver when not loaded yet): whether the driver supports its CUDA release (the minimum driver of
  * each release is data: generator/libraries.toml), whether the libraries it is used with are of its
  * release, whether another release of it is loaded in the process too (the link map), and whether
  * its parts loaded beside it (objects named <its file>_<part>.so.N: cuDNN's libcudnn_ops.so.9, ...)
