@@ -4,7 +4,7 @@
 # Do not edit: change generator/ or templates/ and regenerate with
 #     make generate
 
-CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn
+CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml
 CUBIND_SONAME_cublas := libcublas.so.13
 CUBIND_ENV_cublas := CUBIND_CUBLAS_PATH
 CUBIND_SONAME_cublasLt := libcublasLt.so.13
@@ -31,6 +31,8 @@ CUBIND_SONAME_nccl := libnccl.so.2
 CUBIND_ENV_nccl := CUBIND_NCCL_PATH
 CUBIND_SONAME_cudnn := libcudnn.so.9
 CUBIND_ENV_cudnn := CUBIND_CUDNN_PATH
+CUBIND_SONAME_nvml := libnvidia-ml.so.1
+CUBIND_ENV_nvml := CUBIND_NVML_PATH
 # The libraries cubind locates but does not bind (generator/libraries.toml, [[locate]]): their
 # newest soname, for the tests' fixture trees.
 CUBIND_LOCATE := cupti nvvm nvfatbin cufile cufftw nvblas nppc nppial nppicc nppidei nppif nppig nppim nppist nppisu nppitc npps nvjpeg nvrtc-builtins cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_heuristic cudnn_engines_precompiled cudnn_engines_runtime_compiled cusparseLt cudss cutensor cutensorMg nvshmem_host cublasmp cufftMp mathdx nvpl_fftw
@@ -84,6 +86,11 @@ CUBIND_RELEASES_nvrtc := 12_4 11_8
 CUBIND_RELEASES_nvjitlink := 12_4
 CUBIND_RELEASES_nccl := 
 CUBIND_RELEASES_cudnn := 
+CUBIND_RELEASES_nvml := 
 CUBIND_RELEASES := 12_4 11_8
+# Releases whose include dir (in the releases cache) holds the headers of a unit the toolkit lacks
+# (generator/libraries.toml: headers_release; NVML's nvml.h): the tests that compile NVIDIA's headers
+# search them after the toolkit's (-idirafter), so the toolkit's own headers still win.
+CUBIND_HEADER_RELEASES := 12.4
 # The module headers (cubind/<module>.h), each of which a program may include alone.
-CUBIND_MODULES := cublas cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn
+CUBIND_MODULES := cublas cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml

@@ -71,7 +71,7 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
     load_libclang()  # once, here: the workers are forked with it loaded
     # While the workers parse, this process compiles the templates stage 2 renders.
     results = parallel.ordered_map(functools.partial(_stage1, config, extra, cuda_path, cache), tasks,
-                                   weight=functools.partial(_weight, extra, cuda_path, previous),
+                                   weight=functools.partial(_weight, config, extra, cuda_path, cache, previous),
                                    meanwhile=render.compile_templates)
     parsed = dict(zip(tasks, results))
     cuda_number = parsed[_Task(None)]
@@ -96,8 +96,13 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
                              cuda_path)
 
 
-def _include_dirs(extra: tuple[Path, ...], cuda_path: Path, unit: config_module.Unit) -> tuple[Path, ...]:
-    return (*extra, *(Path(d) for d in unit.include_dirs), cuda_path / "include")
+def _include_dirs(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path,
+                  unit: config_module.Unit) -> tuple[Path, ...]:
+    """Where a unit's headers are searched: --include-dir, the unit's include_dirs, the include dir of
+    the release its headers come from (headers_release: nvml.h, which the toolkit lacks), the toolkit."""
+    from_release = () if unit.headers_release is None else \
+        (releases.include_dir(cache, config.release(unit.headers_release)),)
+    return (*extra, *(Path(d) for d in unit.include_dirs), *from_release, cuda_path / "include")
 
 
 def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path, task: _Task) -> Any:
@@ -105,7 +110,7 @@ def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Pa
     if task.release is not None:
         include_dirs: tuple[Path, ...] = (releases.include_dir(cache, task.release),)
     elif task.unit is not None:
-        include_dirs = _include_dirs(extra, cuda_path, task.unit)
+        include_dirs = _include_dirs(config, extra, cuda_path, cache, task.unit)
     else:
         include_dirs = (*extra, cuda_path / "include")
     if task.unit is None:
@@ -114,7 +119,8 @@ def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Pa
     return parse.build_ir(config, task.unit, include_dirs, "")
 
 
-def _weight(extra: tuple[Path, ...], cuda_path: Path, previous: Path | None, task: _Task) -> float:
+def _weight(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path,
+            previous: Path | None, task: _Task) -> float:
     """An estimate of a stage-1 task's cost: the size of the unit's IR generated last, else of its
     own headers (a poorer guess: NVIDIA's comments weigh nothing to parse)."""
     unit = task.unit
@@ -123,7 +129,7 @@ def _weight(extra: tuple[Path, ...], cuda_path: Path, previous: Path | None, tas
     last_ir = previous / "ir" / f"{unit.name}.json" if previous is not None else None
     if last_ir is not None and last_ir.is_file():
         return float(last_ir.stat().st_size)
-    include_dirs = _include_dirs(extra, cuda_path, unit)
+    include_dirs = _include_dirs(config, extra, cuda_path, cache, unit)
     return float(sum(path.stat().st_size for h in unit.own_headers
                      if (path := find_header(include_dirs, h)) is not None))
 

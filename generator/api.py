@@ -24,6 +24,11 @@ def extra_headers() -> tuple[Path, ...]:
                  if name not in ("cubind/core.h", "cubind/modules.h"))
 
 
+# The hand-written API, in the order cubind/cubind.h includes it: the core, then the others
+# (cubind/machine.h: the driver, the GPUs, the checks; cubind/copies.h: every copy).
+API_HEADERS = (PUBLIC_HEADER, *extra_headers())
+
+
 def hand_written_names(headers: tuple[Path, ...] | None = None) -> set[str]:
     headers = headers if headers is not None else (PUBLIC_HEADER, INLINE_HEADER, *extra_headers())
     return {name for header in headers for name in _names(header)}

@@ -44,6 +44,9 @@ class Unit:
     include_dirs: tuple[str, ...] = ()
     exclude: tuple[Exclusion, ...] = ()
     caller_storage: tuple[Exclusion, ...] = ()
+    # the configured release whose headers hold this unit's (their include dir is searched after
+    # `include_dirs` and before the toolkit's): NVML's nvml.h, which the 13.0 toolkit lacks
+    headers_release: str | None = None
 
     def exclusion(self, name: str) -> Exclusion | None:
         """The configured exclusion that matches a function name, or None."""
@@ -146,6 +149,32 @@ class Package:
 
 
 @dataclass(frozen=True)
+class DriverMinimum:
+    """The oldest Linux GPU driver that runs a CUDA release: `full` with every feature of the release,
+    `minor_compat` through CUDA minor-version compatibility (limits: no PTX JIT of the release's newer
+    PTX, no feature that needs the newer driver). Driver releases as NVIDIA numbers them ("550.54.14")."""
+    full: str
+    minor_compat: str
+
+    @staticmethod
+    def parse(raw: dict, where: str) -> "DriverMinimum":
+        try:
+            minimum = DriverMinimum(str(raw["full"]), str(raw["minor_compat"]))
+        except (KeyError, TypeError):
+            raise ConfigError(f"{where}: driver needs full and minor_compat (driver releases)") from None
+        for text in (minimum.full, minimum.minor_compat):
+            parts = text.split(".")
+            if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+                raise ConfigError(f"{where}: driver release {text!r} is not NNN.NN[.NN]")
+        return minimum
+
+    @staticmethod
+    def numbers(text: str) -> tuple[int, int, int]:
+        parts = [int(p) for p in text.split(".")] + [0]
+        return (parts[0], parts[1], parts[2])
+
+
+@dataclass(frozen=True)
 class Release:
     """An older CUDA release whose headers are read besides the toolkit's (docs/releases.md)."""
     name: str                       # "12.4"
@@ -156,6 +185,7 @@ class Release:
     units: tuple[str, ...]          # the units its headers cover
     headers: tuple[Package, ...]    # packages whose usr/include the generator reads
     libraries: tuple[Package, ...]  # packages whose shared objects the tests load
+    driver: DriverMinimum | None = None  # the oldest driver that runs it
 
     @property
     def version_key(self) -> tuple[int, ...]:
@@ -173,6 +203,7 @@ class Config:
     param_docs: tuple[tuple[str, str], ...] = ()
     releases: tuple[Release, ...] = ()   # newest first
     locate: tuple[Locate, ...] = ()      # libraries located, not bound
+    newest_driver: DriverMinimum | None = None  # the oldest driver that runs the toolkit's (newest) release
 
     @functools.cached_property
     def _param_docs(self) -> dict[str, str]:
@@ -188,6 +219,12 @@ class Config:
     def releases_of(self, unit: str) -> tuple[Release, ...]:
         """The configured (older) releases that cover a unit, newest first."""
         return tuple(r for r in self.releases if unit in r.units)
+
+    def release(self, name: str) -> Release:
+        for release in self.releases:
+            if release.name == name:
+                return release
+        raise ConfigError(f"no release named {name!r}")
 
     def library(self, name: str) -> Library:
         for lib in self.libraries:
@@ -225,6 +262,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             include_dirs=tuple(u.get("include_dirs", ())),
             exclude=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("exclude", ())),
             caller_storage=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("caller_storage", ())),
+            headers_release=u.get("headers_release"),
             modules=tuple(
                 Module(
                     m["name"],
@@ -269,6 +307,8 @@ def load(path: Path = CONFIG_PATH) -> Config:
         units=units,
         libraries=libraries,
         param_docs=tuple(sorted(raw.get("param_docs", {}).items())),
+        newest_driver=DriverMinimum.parse(gen["newest_driver"], "generator.newest_driver")
+        if "newest_driver" in gen else None,
         releases=tuple(sorted((_release(r) for r in raw.get("release", ())), key=lambda r: r.version_key,
                               reverse=True)),
         locate=tuple(_locate(entry) for entry in raw.get("locate", ())),
@@ -292,6 +332,7 @@ def _release(raw: dict) -> Release:
             units=tuple(raw["units"]),
             headers=tuple(Package(p["package"], p["version"]) for p in raw["headers"]),
             libraries=tuple(Package(p["package"], p["version"]) for p in raw.get("libraries", ())),
+            driver=DriverMinimum.parse(raw["driver"], f"release {name}") if "driver" in raw else None,
         )
     except KeyError as exc:
         raise ConfigError(f"release {raw.get('name', '?')}: {exc.args[0]} is missing") from None
@@ -380,6 +421,9 @@ def _validate(config: Config) -> None:
             raise ConfigError(f"release {release.name} covers unknown units {', '.join(unknown)}")
         if not release.headers:
             raise ConfigError(f"release {release.name} names no header package")
+    for unit in config.units:
+        if unit.headers_release is not None and unit.headers_release not in seen_releases:
+            raise ConfigError(f"unit {unit.name}: headers_release {unit.headers_release!r} is not a configured release")
     owners: dict[str, str] = {}
     for module in config.modules:
         for header in module.headers:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
-from .api import PUBLIC_HEADER, extra_headers
+from .api import API_HEADERS, PUBLIC_HEADER
 from .ctext import spaced
 
 INCLUDE = PUBLIC_HEADER.parent.parent
@@ -73,18 +73,17 @@ def _tag(cursor: ci.Cursor, typedef: str | None, macros: dict[str, str], api: Ha
     return _record(cursor, typedef, macros, api)
 
 
-def hand_written(libraries_h: str, header: Path = PUBLIC_HEADER) -> HandWritten:
-    """The declarations of include/cubind/cubind.h and of the generated cubind/libraries.h (given
-    as text), in header order: integer #define constants become enum constants."""
+def hand_written(libraries_h: str, headers: tuple[Path, ...] = API_HEADERS) -> HandWritten:
+    """The declarations of the hand-written API (include/cubind/core.h, then the other hand-written headers cubind/cubind.h includes) and of the
+    generated cubind/libraries.h (given as text), in header order: integer #define constants become
+    enum constants."""
     with tempfile.TemporaryDirectory(prefix="cubind-cdef-") as tmp:
         (Path(tmp) / "cubind").mkdir()
         (Path(tmp) / "cubind" / "libraries.h").write_text(libraries_h)
         (Path(tmp) / "cubind" / "modules.h").write_text("")
-        extras = extra_headers() if header == PUBLIC_HEADER else ()
-        ours = {str(header.resolve()), str((Path(tmp) / "cubind" / "libraries.h").resolve()),
-                *(str(h.resolve()) for h in extras)}
-        root = Path(tmp) / "root.h"  # the core API, then the other hand-written headers cubind.h includes
-        root.write_text("".join(f'#include "{h}"\n' for h in (header, *extras)))
+        root = Path(tmp) / "cubind_api.h"
+        root.write_text("".join(f'#include "{h.resolve()}"\n' for h in headers))
+        ours = {*(str(h.resolve()) for h in headers), str((Path(tmp) / "cubind" / "libraries.h").resolve())}
         tu = ci.Index.create().parse(
             str(root),
             args=["-x", "c", "-std=c11", f"-I{tmp}", f"-I{INCLUDE}", "-DCUBIND_NO_DEPRECATION_WARNINGS"],
@@ -92,7 +91,7 @@ def hand_written(libraries_h: str, header: Path = PUBLIC_HEADER) -> HandWritten:
         )
         errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
         if errors:
-            raise ValueError(f"{header}: {errors[0].spelling}")
+            raise ValueError(f"{', '.join(map(str, headers))}: {errors[0].spelling}")
         macros: dict[str, str] = {}
         api = HandWritten()
         out = api.declarations

@@ -126,7 +126,9 @@ class Layouts:
         records: set[str] = {name}
         enums: set[str] = set()
         children = clang_ext.children(definition)
-        in_fields = {c.type.get_canonical().get_declaration().get_usr() for c in children if c.kind == CK.FIELD_DECL}
+        # the records fields are declared with, arrays' elements included (nvml.h's `struct {...} sensor[3];`
+        # declares an unnamed record for a named field: not a C11 anonymous member)
+        in_fields = {_element(c.type).get_declaration().get_usr() for c in children if c.kind == CK.FIELD_DECL}
         anonymous = 0
         for child in children:
             if child.kind in _RECORD_DECLS and child.get_usr() not in in_fields and not child.spelling:
@@ -232,6 +234,14 @@ def _typedef_named(t: ci.Type) -> bool:
     """Whether a record's canonical spelling is a name (a typedef's, for an anonymous record) rather
     than clang's `(anonymous at <path>)`, which must never reach the IR."""
     return "(anonymous" not in t.spelling and "(unnamed" not in t.spelling
+
+
+def _element(t: ci.Type) -> ci.Type:
+    """The canonical type a field holds in place: itself, or an array's (innermost) element."""
+    t = t.get_canonical()
+    while t.kind in _ARRAYS:
+        t = t.element_type.get_canonical()
+    return t
 
 
 def _anonymous_offset(parent: ci.Cursor, member: ci.Cursor) -> int:

@@ -16,10 +16,11 @@
  * handler was left without returning, the hint is stale and the handler is called afresh.
  * Where the stack cannot be walked, the hint's frame address is compared with the current
  * one instead (stacks grow down on every target).
- * Layer 2: calls strbuf (1) and the generated tables (library names, status names).
+ * Layer 2: calls strbuf and no_gpu (1) and the generated tables (library names, status names).
  */
 #define _GNU_SOURCE
 #include "error.h"
+#include "no_gpu.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -305,9 +306,10 @@ static void copy_name(char *out, const char *text, size_t length)
 }
 
 /* "cublasSgemm returned CUBLAS_STATUS_NOT_INITIALIZED (1)": names from the generated tables
- * (printable, under 128 bytes each), so the message needs neither formatting nor escaping. */
-static void status_message(char *out, const char *function, size_t function_length, const char *status_name,
-                           size_t name_length, int status)
+ * (printable, under 128 bytes each), so the message needs neither formatting nor escaping. Returns
+ * where the message ends. */
+static char *status_message(char *out, const char *function, size_t function_length, const char *status_name,
+                            size_t name_length, int status)
 {
     static const char unknown[] = "an unknown status";
     char digits[32] = {0}; /* the number ends at digits[16], then ")" and NULs: 16 bytes are copied */
@@ -334,11 +336,38 @@ static void status_message(char *out, const char *function, size_t function_leng
     out += name_length;
     memcpy(out, " (", 2);
     memcpy(out + 2, d, 16);
+    return out + 2 + (digits + 17 - d); /* after the ")" */
+}
+
+/* The first failing call decides why no GPU can be used (no_gpu.c), for a build that has the driver
+ * (a library that serves every CUDA release, generator/libraries.toml). */
+static CUBIND_NOINLINE const cubind__no_gpu_reason *no_gpu_first(void)
+{
+    int i, has_driver = 0;
+    for (i = 0; i < CUBIND_LIBRARY_COUNT; ++i)
+        has_driver |= cubind__libraries[i].serves_every_release;
+    return cubind__no_gpu_decide(has_driver);
+}
+
+/* ": no CUDA driver: ..." after a failing call's message (at `end`), when no GPU can be used
+ * (no_gpu.c): the reason is printable and padded with NULs, so it is copied 16 bytes at a time. */
+static CUBIND_NOINLINE void say_why(char *message, char *end, const cubind__no_gpu_reason *why)
+{
+    size_t i, length = why->length, room = (size_t)(message + CUBIND_ERROR_MESSAGE_MAX - end);
+    if (length + 2 + 16 >= room)
+        return; /* cannot happen: messages of statuses are under 300 bytes, reasons under 512 */
+    end[0] = ':';
+    end[1] = ' ';
+    for (i = 0; i < length; i += 16)
+        memcpy(end + 2 + i, why->text + i, 16);
+    end[2 + length] = '\0';
 }
 
 CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status)
 {
     struct thread_errors *t = &tls;
+    const cubind__no_gpu_reason *why;
+    char *end;
     int in_handler;
     cubind_error *r;
     const char *function;
@@ -353,8 +382,13 @@ CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t i
     r->library_name = cubind__libraries[table->library].name;
     r->function = function;
     r->status_name = status_name != NULL ? status_name : "";
-    status_message(r->message, function, cubind__function_name_length(table, index), status_name, name_length,
-                   status);
+    end = status_message(r->message, function, cubind__function_name_length(table, index), status_name,
+                         name_length, status);
+    why = cubind__no_gpu_known();
+    if (why == NULL)
+        why = no_gpu_first();
+    if (why->length != 0)
+        say_why(r->message, end, why);
     notify(t, in_handler);
     return status;
 }

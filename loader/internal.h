@@ -119,6 +119,19 @@ typedef struct cubind__library_desc {
 
 extern const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT];
 
+/* The oldest driver that runs a CUDA release (generated/src/libraries.c, from generator/libraries.toml):
+ * with all of the release's features, and through minor-version compatibility. Newest release first;
+ * cubind__driver_minimum_count entries, then one with an empty release. */
+typedef struct cubind__driver_minimum {
+    char release[8];      /* "12.4" */
+    int full[3];          /* 550, 54, 14 */
+    int minor_compat[3];  /* 525, 60, 13 */
+    char full_text[16];   /* "550.54.14" */
+    char minor_compat_text[16];
+} cubind__driver_minimum;
+extern const cubind__driver_minimum cubind__driver_minimums[];
+extern const size_t cubind__driver_minimum_count;
+
 /* A library's symbol table, its 2 * count slots (the inline form's, then tracing's) and its
  * count offsets (generated/src/<library>.c). */
 const cubind__symbol_table *cubind__symbols(cubind_library library);

@@ -46,9 +46,9 @@ silent() {
 for module in "$@"; do
     for compiler in "gcc -x c -std=c11" "clang -x c -std=c11" "g++ -x c++ -std=c++11" "clang++ -x c++ -std=c++11"; do
         unit="$compiler $BASE -DCUBIND_TEST_MODULE_$module -fsyntax-only generated/tests/header_alone.c"
-        silent $unit -DCUBIND_HEADER_WARNINGS -isystem "$cuda/include"
+        silent $unit -DCUBIND_HEADER_WARNINGS -isystem "$cuda/include" ${NVIDIA_EXTRA_INCLUDES:-}
         silent $unit -DCUBIND_HEADER_WARNINGS -DCUBIND_SELF_CONTAINED -DCUBIND_INLINE
-        silent $unit -I"$cuda/include" -DCUBIND_INLINE
+        silent $unit -I"$cuda/include" ${NVIDIA_EXTRA_INCLUDES:-} -DCUBIND_INLINE
     done
 done
 echo "headers: each of $# module headers compiles alone with the core API (C11, C++11; gcc, clang)"
@@ -62,7 +62,7 @@ for form in outline inline; do
         for compiler in "gcc -x c -std=c11" "clang -x c -std=c11" "g++ -x c++ -std=c++11" "g++ -x c++ -std=c++17" \
                         "clang++ -x c++ -std=c++11" "clang++ -x c++ -std=c++17"; do
             name=$(echo "$compiler" | tr -d ' =+' | tr -c 'a-z0-9\n' -)-$order-$form
-            silent $compiler $BASE -Igenerated/tests -I"$cuda/include" $define generated/tests/include_order.c \
+            silent $compiler $BASE -Igenerated/tests -I"$cuda/include" ${NVIDIA_EXTRA_INCLUDES:-} $define generated/tests/include_order.c \
                 -o "$out/$name" -Wl,--unresolved-symbols=ignore-all
         done
     done
@@ -72,7 +72,7 @@ echo "headers: cubind's and NVIDIA's compile together in both orders, CUDA's dir
 
 # 3. cubind.h under every warning.
 for form in "" "-DCUBIND_INLINE"; do
-    unit="$BASE -I$cuda/include $form -DCUBIND_TEST_EVERYTHING -fsyntax-only generated/tests/header_alone.c"
+    unit="$BASE -I$cuda/include ${NVIDIA_EXTRA_INCLUDES:-} $form -DCUBIND_TEST_EVERYTHING -fsyntax-only generated/tests/header_alone.c"
     silent gcc -x c -std=c11 $GCC_ALL_C $unit
     silent g++ -x c++ -std=c++17 $GCC_ALL_CXX $unit
     silent clang -x c -std=c11 -Weverything $unit
@@ -84,7 +84,7 @@ echo "headers: cubind/cubind.h gives no warning under clang -Weverything and gcc
 #    defines CUBIND_NO_DEPRECATION_WARNINGS.
 for form in "" "-DCUBIND_INLINE"; do
     for compiler in "gcc -x c -std=c11" "clang -x c -std=c11" "g++ -x c++ -std=c++11" "clang++ -x c++ -std=c++11"; do
-        unit="$compiler $BASE -I$cuda/include $form -DCUBIND_TEST_EVERYTHING -DCUBIND_TEST_DEPRECATED_CALL
+        unit="$compiler $BASE -I$cuda/include ${NVIDIA_EXTRA_INCLUDES:-} $form -DCUBIND_TEST_EVERYTHING -DCUBIND_TEST_DEPRECATED_CALL
               -fsyntax-only generated/tests/header_alone.c"
         output=$($unit 2>&1) && status=0 || status=$?
         if [ "$status" -eq 0 ] || ! printf '%s\n' "$output" | grep -q "^generated/tests/header_alone.c:[0-9]*:[0-9]*: error: .*deprecated"; then

@@ -23,13 +23,16 @@ MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_
 
 # The ABI check programs (see test-abi). Defined before any rule names them: make expands a
 # rule's prerequisites where it reads the rule (`make test-makefiles` catches a late definition).
+# NVIDIA headers the toolkit lacks, from a release's include dir in the releases cache (nvml.h:
+# generated/build.mk's CUBIND_HEADER_RELEASES), searched after the toolkit's own.
+NVIDIA_EXTRA_INCLUDES = $(foreach r,$(CUBIND_HEADER_RELEASES),-idirafter $(RELEASES_CACHE)/$(r)/include)
 ABI_UNITS := $(patsubst $(GENERATED)/tests/abi_%.c,%,$(wildcard $(GENERATED)/tests/abi_*.c))
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 
 # Unit tests of the loader on mocks, and of the real CUDA libraries.
 C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_copies $(TEST_BUILD)/test_real $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_trace \
            $(TEST_BUILD)/test_trace-inline \
-           $(TEST_BUILD)/test_unload
+           $(TEST_BUILD)/test_unload $(TEST_BUILD)/test_machine
 # Each library's facts and two calls, generated from the configuration (tests/library_cases.h).
 LIBRARY_CASES := $(TEST_BUILD)/obj/$(GENERATED)/tests/library_cases.o
 PASSTHROUGH := $(TEST_BUILD)/passthrough
@@ -57,7 +60,7 @@ include tests/embed/embed.mk
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
-.PHONY: test-copies test-copies-c test-layering test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
+.PHONY: test-copies test-copies-c test-machine test-layering test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
         test-trace test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
         test-docs abi-baseline
 
@@ -75,7 +78,7 @@ test: deps
 test-generator: deps-generator deps-test
 	$(RESULTS) run tests/generator pytest -- $(PYTHON) -m pytest -q tests/generator
 
-test-c: test-layering test-abi test-headers test-passthrough test-loader test-trace test-unload test-real test-probe \
+test-c: test-layering test-abi test-headers test-passthrough test-loader test-trace test-unload test-real test-probe test-machine \
         test-link test-install test-examples test-bench-build $(if $(SAN),test-copies-c,test-copies)
 
 # The loader is a one-way stack (docs/loader-internals.md): each file's includes and its object's
@@ -189,11 +192,11 @@ $(TEST_BUILD)/abi/%-cubind: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) $< -o $@ $(LDFLAGS_SAN)
 $(TEST_BUILD)/abi/%-nvidia: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include $< -o $@ $(LDFLAGS_SAN)
+	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include $(NVIDIA_EXTRA_INCLUDES) $< -o $@ $(LDFLAGS_SAN)
 $(TEST_BUILD)/abi/%-cxx: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXX_WARNINGS) $(CFLAGS) $(SAN_FLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include \
-	    -x c++ $< -x none -o $@
+	    $(NVIDIA_EXTRA_INCLUDES) -x c++ $< -x none -o $@
 
 test-abi: $(ABI_PROGRAMS)
 	@for u in $(ABI_UNITS); do \
@@ -212,7 +215,7 @@ test-abi: $(ABI_PROGRAMS)
 # directory given as -I; cubind.h under every warning the compilers have. Not one line of output.
 test-headers: $(PUBLIC_HEADERS) tests/test_headers.sh $(GENERATED)/tests/header_alone.c $(GENERATED)/tests/include_order.c \
               $(GENERATED)/tests/nvidia_headers.h
-	@tests/test_headers.sh $(CUDA_PATH) $(TEST_BUILD)/headers $(CUBIND_MODULES)
+	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_headers.sh $(CUDA_PATH) $(TEST_BUILD)/headers $(CUBIND_MODULES)
 	@$(RESULTS) passed test-headers
 
 test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS) $(RELEASE_MOCKS)
@@ -248,6 +251,30 @@ test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(MOCKS) $(H
 	    $(RESULTS) run test_loader cmocka -- $(TEST_BUILD)/test_loader
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    $(RESULTS) run test_libraries cmocka -- $(TEST_BUILD)/test_libraries
+
+# The driver and GPU facts, "no GPU" in failing calls' messages and the checks (docs/machine.md): stand-ins
+# of NVML and the driver (tests/machine/), the mocks of 13.0 and of 12.4, no driver at all.
+MACHINE_DIR := $(TEST_BUILD)/machine
+MACHINE_FAKES := $(MACHINE_DIR)/nvml/libnvidia-ml.so.1 $(MACHINE_DIR)/cuda/libcuda.so.1 $(MACHINE_DIR)/stub/libnvidia-ml.so
+$(MACHINE_DIR)/nvml/libnvidia-ml.so.1: tests/machine/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< $(LDFLAGS_SAN)
+$(MACHINE_DIR)/stub/libnvidia-ml.so: tests/machine/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DFAKE_STUB -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< $(LDFLAGS_SAN)
+$(MACHINE_DIR)/cuda/libcuda.so.1: tests/machine/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $< $(LDFLAGS_SAN)
+$(TEST_BUILD)/test_machine: $(TEST_BUILD)/obj/tests/test_machine.o $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
+	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
+test-machine: $(TEST_BUILD)/test_machine $(PROBE) $(MACHINE_FAKES) $(MOCK_DIR)/$(CUBIND_SONAME_cublas) \
+              $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_cublasLt)
+	CUBIND_TEST_MACHINE_DIR=$(abspath $(MACHINE_DIR)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
+	    CUBIND_TEST_RELEASE_MOCK_DIR=$(abspath $(TEST_BUILD)/mock-r12_4) \
+	    $(RESULTS) run test_machine cmocka -- $(TEST_BUILD)/test_machine
+	CUBIND_TEST_MACHINE_DIR=$(abspath $(MACHINE_DIR)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
+	    CUBIND_TEST_RELEASE_MOCK_DIR=$(abspath $(TEST_BUILD)/mock-r12_4) CUBIND_PROBE=$(abspath $(PROBE)) \
+	    $(RESULTS) run tests/machine pytest -- $(PYTHON) -m pytest -q tests/machine
 
 test-unload: $(TEST_BUILD)/test_unload
 	CUBIND_CUFFT_PATH=/nonexistent/libcufft.so.12 CUBIND_TEST_LIBRARY=$(abspath $(LIBRARY_SONAME)) \

@@ -1451,6 +1451,9 @@ typedef struct cusparseMatDescr *cusparseMatDescr_t;
 
 /* cubind: libraries, error record, loader (cubind/cubind.h) */
 enum { CUBIND_ERROR_MESSAGE_MAX = 4096 };
+enum { CUBIND_GPU_NAME_MAX = 96 };
+enum { CUBIND_GPU_UUID_MAX = 96 };
+enum { CUBIND_GPU_PCI_MAX = 32 };
 enum { CUBIND_COPIES_LOAD = 1 };
 enum { CUBIND_COPIES_NO_QUERY = 2 };
 enum cubind_library {
@@ -1468,7 +1471,8 @@ enum cubind_library {
     CUBIND_LIB_NVJITLINK = 10,
     CUBIND_LIB_NCCL = 11,
     CUBIND_LIB_CUDNN = 12,
-    CUBIND_LIBRARY_COUNT = 13
+    CUBIND_LIB_NVML = 13,
+    CUBIND_LIBRARY_COUNT = 14
 };
 typedef enum cubind_library cubind_library;
 enum cubind_error_kind {
@@ -1564,6 +1568,74 @@ const char *cubind_library_name(cubind_library library);
 cubind_library cubind_library_from_name(const char *name);
 cubind_library cubind_library_from_soname(const char *soname);
 const char *cubind_version(void);
+enum cubind_fact_source {
+    CUBIND_SOURCE_NONE = 0,
+    CUBIND_SOURCE_NVML = 1,
+    CUBIND_SOURCE_DRIVER = 2,
+    CUBIND_SOURCE_KERNEL = 3
+};
+typedef enum cubind_fact_source cubind_fact_source;
+const char *cubind_fact_source_name(cubind_fact_source source);
+struct cubind_driver_info {
+    size_t size;
+    const char *release;
+    int release_major;
+    int release_minor;
+    int release_patch;
+    cubind_fact_source release_source;
+    int cuda_major;
+    int cuda_minor;
+    cubind_fact_source cuda_source;
+    int gpu_count;
+    cubind_fact_source gpu_count_source;
+    const char *nvml_error;
+    const char *driver_error;
+};
+cubind_error_kind cubind_driver_info(struct cubind_driver_info *info);
+enum cubind_mig_mode {
+    CUBIND_MIG_UNKNOWN = -1,
+    CUBIND_MIG_DISABLED = 0,
+    CUBIND_MIG_ENABLED = 1,
+    CUBIND_MIG_UNSUPPORTED = 2
+};
+typedef enum cubind_mig_mode cubind_mig_mode;
+struct cubind_gpu_info {
+    size_t size;
+    int index;
+    char name[96];
+    cubind_fact_source name_source;
+    char uuid[96];
+    cubind_fact_source uuid_source;
+    int compute_major;
+    int compute_minor;
+    cubind_fact_source compute_source;
+    unsigned long long memory_total;
+    cubind_fact_source memory_source;
+    cubind_mig_mode mig_current;
+    cubind_mig_mode mig_pending;
+    cubind_fact_source mig_source;
+    char pci_bus_id[32];
+    cubind_fact_source pci_source;
+    int nvml_index;
+};
+cubind_error_kind cubind_gpu_info(int index, struct cubind_gpu_info *info);
+cubind_error_kind cubind_gpu_count(int *count);
+enum cubind_verdict {
+    CUBIND_CHECK_OK = 0,
+    CUBIND_CHECK_WARNING = 1,
+    CUBIND_CHECK_ERROR = 2
+};
+typedef enum cubind_verdict cubind_verdict;
+struct cubind_check {
+    size_t size;
+    const char *name;
+    cubind_library library;
+    cubind_verdict verdict;
+    const char *reason;
+};
+size_t cubind_check_count(void);
+cubind_error_kind cubind_check_get(size_t index, struct cubind_check *check);
+const char *cubind_verdict_name(cubind_verdict verdict);
 struct cubind_copies;
 typedef struct cubind_copies cubind_copies;
 struct cubind_copies_options {

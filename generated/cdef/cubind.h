@@ -6282,9 +6282,1643 @@ enum { CUDNN_MAX_SM_MAJOR_NUMBER = 12 };
 enum { CUDNN_MAX_SM_MINOR_NUMBER = 1 };
 enum { CUDNN_MAX_DEVICE_VERSION = 1210 };
 
+/* nvml.h */
+enum { NVML_API_VERSION = 12 };
+enum { NVML_VALUE_NOT_AVAILABLE = -1 };
+enum { NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE = 32 };
+enum { NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE = 16 };
+enum { NVML_NVLINK_MAX_LINKS = 18 };
+enum { NVML_MAX_PHYSICAL_BRIDGE = 128 };
+enum { NVML_MAX_THERMAL_SENSORS_PER_GPU = 3 };
+enum { nvmlFlagDefault = 0 };
+enum { nvmlFlagForce = 1 };
+enum { MAX_CLK_DOMAINS = 32 };
+enum { NVML_MAX_GPU_PERF_PSTATES = 16 };
+enum { NVML_GRID_LICENSE_EXPIRY_NOT_AVAILABLE = 0 };
+enum { NVML_GRID_LICENSE_EXPIRY_INVALID = 1 };
+enum { NVML_GRID_LICENSE_EXPIRY_VALID = 2 };
+enum { NVML_GRID_LICENSE_EXPIRY_NOT_APPLICABLE = 3 };
+enum { NVML_GRID_LICENSE_EXPIRY_PERMANENT = 4 };
+enum { NVML_GRID_LICENSE_BUFFER_SIZE = 128 };
+enum { NVML_VGPU_NAME_BUFFER_SIZE = 64 };
+enum { NVML_GRID_LICENSE_FEATURE_MAX_COUNT = 3 };
+/* INVALID_GPU_INSTANCE_PROFILE_ID = 0xFFFFFFFF: beyond int, not declared here */
+/* INVALID_GPU_INSTANCE_ID = 0xFFFFFFFF: beyond int, not declared here */
+enum { NVML_INVALID_VGPU_PLACEMENT_ID = 65535 };
+enum { NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_NO = 0 };
+enum { NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_YES = 1 };
+enum { NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_NO = 0 };
+enum { NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES = 1 };
+enum { NVML_VGPU_SCHEDULER_POLICY_UNKNOWN = 0 };
+enum { NVML_VGPU_SCHEDULER_POLICY_BEST_EFFORT = 1 };
+enum { NVML_VGPU_SCHEDULER_POLICY_EQUAL_SHARE = 2 };
+enum { NVML_VGPU_SCHEDULER_POLICY_FIXED_SHARE = 3 };
+enum { NVML_SUPPORTED_VGPU_SCHEDULER_POLICY_COUNT = 3 };
+enum { NVML_SCHEDULER_SW_MAX_LOG_ENTRIES = 200 };
+enum { NVML_VGPU_SCHEDULER_ARR_DEFAULT = 0 };
+enum { NVML_VGPU_SCHEDULER_ARR_DISABLE = 1 };
+enum { NVML_VGPU_SCHEDULER_ARR_ENABLE = 2 };
+enum { NVML_GRID_LICENSE_STATE_UNKNOWN = 0 };
+enum { NVML_GRID_LICENSE_STATE_UNINITIALIZED = 1 };
+enum { NVML_GRID_LICENSE_STATE_UNLICENSED_UNRESTRICTED = 2 };
+enum { NVML_GRID_LICENSE_STATE_UNLICENSED_RESTRICTED = 3 };
+enum { NVML_GRID_LICENSE_STATE_UNLICENSED = 4 };
+enum { NVML_GRID_LICENSE_STATE_LICENSED = 5 };
+enum { NVML_GSP_FIRMWARE_VERSION_BUF_SIZE = 64 };
+enum { NVML_DEVICE_ARCH_KEPLER = 2 };
+enum { NVML_DEVICE_ARCH_MAXWELL = 3 };
+enum { NVML_DEVICE_ARCH_PASCAL = 4 };
+enum { NVML_DEVICE_ARCH_VOLTA = 5 };
+enum { NVML_DEVICE_ARCH_TURING = 6 };
+enum { NVML_DEVICE_ARCH_AMPERE = 7 };
+enum { NVML_DEVICE_ARCH_ADA = 8 };
+enum { NVML_DEVICE_ARCH_HOPPER = 9 };
+/* NVML_DEVICE_ARCH_UNKNOWN = 0xffffffff: beyond int, not declared here */
+enum { NVML_BUS_TYPE_UNKNOWN = 0 };
+enum { NVML_BUS_TYPE_PCI = 1 };
+enum { NVML_BUS_TYPE_PCIE = 2 };
+enum { NVML_BUS_TYPE_FPCI = 3 };
+enum { NVML_BUS_TYPE_AGP = 4 };
+enum { NVML_FAN_POLICY_TEMPERATURE_CONTINOUS_SW = 0 };
+enum { NVML_FAN_POLICY_MANUAL = 1 };
+enum { NVML_POWER_SOURCE_AC = 0 };
+enum { NVML_POWER_SOURCE_BATTERY = 1 };
+enum { NVML_POWER_SOURCE_UNDERSIZED = 2 };
+enum { NVML_PCIE_LINK_MAX_SPEED_INVALID = 0 };
+enum { NVML_PCIE_LINK_MAX_SPEED_2500MBPS = 1 };
+enum { NVML_PCIE_LINK_MAX_SPEED_5000MBPS = 2 };
+enum { NVML_PCIE_LINK_MAX_SPEED_8000MBPS = 3 };
+enum { NVML_PCIE_LINK_MAX_SPEED_16000MBPS = 4 };
+enum { NVML_PCIE_LINK_MAX_SPEED_32000MBPS = 5 };
+enum { NVML_PCIE_LINK_MAX_SPEED_64000MBPS = 6 };
+enum { NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED = 0 };
+enum { NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED = 1 };
+enum { NVML_MAX_GPU_UTILIZATIONS = 8 };
+enum { NVML_FI_DEV_ECC_CURRENT = 1 };
+enum { NVML_FI_DEV_ECC_PENDING = 2 };
+enum { NVML_FI_DEV_ECC_SBE_VOL_TOTAL = 3 };
+enum { NVML_FI_DEV_ECC_DBE_VOL_TOTAL = 4 };
+enum { NVML_FI_DEV_ECC_SBE_AGG_TOTAL = 5 };
+enum { NVML_FI_DEV_ECC_DBE_AGG_TOTAL = 6 };
+enum { NVML_FI_DEV_ECC_SBE_VOL_L1 = 7 };
+enum { NVML_FI_DEV_ECC_DBE_VOL_L1 = 8 };
+enum { NVML_FI_DEV_ECC_SBE_VOL_L2 = 9 };
+enum { NVML_FI_DEV_ECC_DBE_VOL_L2 = 10 };
+enum { NVML_FI_DEV_ECC_SBE_VOL_DEV = 11 };
+enum { NVML_FI_DEV_ECC_DBE_VOL_DEV = 12 };
+enum { NVML_FI_DEV_ECC_SBE_VOL_REG = 13 };
+enum { NVML_FI_DEV_ECC_DBE_VOL_REG = 14 };
+enum { NVML_FI_DEV_ECC_SBE_VOL_TEX = 15 };
+enum { NVML_FI_DEV_ECC_DBE_VOL_TEX = 16 };
+enum { NVML_FI_DEV_ECC_DBE_VOL_CBU = 17 };
+enum { NVML_FI_DEV_ECC_SBE_AGG_L1 = 18 };
+enum { NVML_FI_DEV_ECC_DBE_AGG_L1 = 19 };
+enum { NVML_FI_DEV_ECC_SBE_AGG_L2 = 20 };
+enum { NVML_FI_DEV_ECC_DBE_AGG_L2 = 21 };
+enum { NVML_FI_DEV_ECC_SBE_AGG_DEV = 22 };
+enum { NVML_FI_DEV_ECC_DBE_AGG_DEV = 23 };
+enum { NVML_FI_DEV_ECC_SBE_AGG_REG = 24 };
+enum { NVML_FI_DEV_ECC_DBE_AGG_REG = 25 };
+enum { NVML_FI_DEV_ECC_SBE_AGG_TEX = 26 };
+enum { NVML_FI_DEV_ECC_DBE_AGG_TEX = 27 };
+enum { NVML_FI_DEV_ECC_DBE_AGG_CBU = 28 };
+enum { NVML_FI_DEV_RETIRED_SBE = 29 };
+enum { NVML_FI_DEV_RETIRED_DBE = 30 };
+enum { NVML_FI_DEV_RETIRED_PENDING = 31 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0 = 32 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L1 = 33 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L2 = 34 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L3 = 35 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L4 = 36 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L5 = 37 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL = 38 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0 = 39 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L1 = 40 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L2 = 41 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L3 = 42 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L4 = 43 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L5 = 44 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL = 45 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0 = 46 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L1 = 47 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L2 = 48 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L3 = 49 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L4 = 50 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L5 = 51 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL = 52 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0 = 53 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L1 = 54 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L2 = 55 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L3 = 56 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L4 = 57 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L5 = 58 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL = 59 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L0 = 60 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L1 = 61 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L2 = 62 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L3 = 63 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L4 = 64 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L5 = 65 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_TOTAL = 66 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L0 = 67 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L1 = 68 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L2 = 69 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L3 = 70 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L4 = 71 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L5 = 72 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_TOTAL = 73 };
+enum { NVML_FI_DEV_PERF_POLICY_POWER = 74 };
+enum { NVML_FI_DEV_PERF_POLICY_THERMAL = 75 };
+enum { NVML_FI_DEV_PERF_POLICY_SYNC_BOOST = 76 };
+enum { NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT = 77 };
+enum { NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION = 78 };
+enum { NVML_FI_DEV_PERF_POLICY_RELIABILITY = 79 };
+enum { NVML_FI_DEV_PERF_POLICY_TOTAL_APP_CLOCKS = 80 };
+enum { NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS = 81 };
+enum { NVML_FI_DEV_MEMORY_TEMP = 82 };
+enum { NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION = 83 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 = 84 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L1 = 85 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L2 = 86 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L3 = 87 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L4 = 88 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L5 = 89 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON = 90 };
+enum { NVML_FI_DEV_NVLINK_LINK_COUNT = 91 };
+enum { NVML_FI_DEV_RETIRED_PENDING_SBE = 92 };
+enum { NVML_FI_DEV_RETIRED_PENDING_DBE = 93 };
+enum { NVML_FI_DEV_PCIE_REPLAY_COUNTER = 94 };
+enum { NVML_FI_DEV_PCIE_REPLAY_ROLLOVER_COUNTER = 95 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6 = 96 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L7 = 97 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L8 = 98 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L9 = 99 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L10 = 100 };
+enum { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L11 = 101 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6 = 102 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L7 = 103 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L8 = 104 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L9 = 105 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L10 = 106 };
+enum { NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L11 = 107 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6 = 108 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L7 = 109 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L8 = 110 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L9 = 111 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L10 = 112 };
+enum { NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L11 = 113 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6 = 114 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L7 = 115 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L8 = 116 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L9 = 117 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L10 = 118 };
+enum { NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L11 = 119 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L6 = 120 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L7 = 121 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L8 = 122 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L9 = 123 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L10 = 124 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L11 = 125 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L6 = 126 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L7 = 127 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L8 = 128 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L9 = 129 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L10 = 130 };
+enum { NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L11 = 131 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L6 = 132 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L7 = 133 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L8 = 134 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L9 = 135 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L10 = 136 };
+enum { NVML_FI_DEV_NVLINK_SPEED_MBPS_L11 = 137 };
+enum { NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138 };
+enum { NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139 };
+enum { NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX = 140 };
+enum { NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX = 141 };
+enum { NVML_FI_DEV_REMAPPED_COR = 142 };
+enum { NVML_FI_DEV_REMAPPED_UNC = 143 };
+enum { NVML_FI_DEV_REMAPPED_PENDING = 144 };
+enum { NVML_FI_DEV_REMAPPED_FAILURE = 145 };
+enum { NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID = 146 };
+enum { NVML_FI_DEV_NVSWITCH_CONNECTED_LINK_COUNT = 147 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L0 = 148 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L1 = 149 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L2 = 150 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L3 = 151 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L4 = 152 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L5 = 153 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L6 = 154 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L7 = 155 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L8 = 156 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L9 = 157 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L10 = 158 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L11 = 159 };
+enum { NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_TOTAL = 160 };
+enum { NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY = 161 };
+enum { NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY = 162 };
+enum { NVML_FI_DEV_NVLINK_ERROR_DL_CRC = 163 };
+enum { NVML_FI_DEV_NVLINK_GET_SPEED = 164 };
+enum { NVML_FI_DEV_NVLINK_GET_STATE = 165 };
+enum { NVML_FI_DEV_NVLINK_GET_VERSION = 166 };
+enum { NVML_FI_DEV_NVLINK_GET_POWER_STATE = 167 };
+enum { NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD = 168 };
+enum { NVML_FI_DEV_PCIE_L0_TO_RECOVERY_COUNTER = 169 };
+enum { NVML_FI_DEV_C2C_LINK_COUNT = 170 };
+enum { NVML_FI_DEV_C2C_LINK_GET_STATUS = 171 };
+enum { NVML_FI_DEV_C2C_LINK_GET_MAX_BW = 172 };
+enum { NVML_FI_DEV_PCIE_COUNT_CORRECTABLE_ERRORS = 173 };
+enum { NVML_FI_DEV_PCIE_COUNT_NAKS_RECEIVED = 174 };
+enum { NVML_FI_DEV_PCIE_COUNT_RECEIVER_ERROR = 175 };
+enum { NVML_FI_DEV_PCIE_COUNT_BAD_TLP = 176 };
+enum { NVML_FI_DEV_PCIE_COUNT_NAKS_SENT = 177 };
+enum { NVML_FI_DEV_PCIE_COUNT_BAD_DLLP = 178 };
+enum { NVML_FI_DEV_PCIE_COUNT_NON_FATAL_ERROR = 179 };
+enum { NVML_FI_DEV_PCIE_COUNT_FATAL_ERROR = 180 };
+enum { NVML_FI_DEV_PCIE_COUNT_UNSUPPORTED_REQ = 181 };
+enum { NVML_FI_DEV_PCIE_COUNT_LCRC_ERROR = 182 };
+enum { NVML_FI_DEV_PCIE_COUNT_LANE_ERROR = 183 };
+enum { NVML_FI_DEV_IS_RESETLESS_MIG_SUPPORTED = 184 };
+enum { NVML_FI_DEV_POWER_AVERAGE = 185 };
+enum { NVML_FI_DEV_POWER_INSTANT = 186 };
+enum { NVML_FI_DEV_POWER_MIN_LIMIT = 187 };
+enum { NVML_FI_DEV_POWER_MAX_LIMIT = 188 };
+enum { NVML_FI_DEV_POWER_DEFAULT_LIMIT = 189 };
+enum { NVML_FI_DEV_POWER_CURRENT_LIMIT = 190 };
+enum { NVML_FI_DEV_ENERGY = 191 };
+enum { NVML_FI_DEV_POWER_REQUESTED_LIMIT = 192 };
+enum { NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT = 193 };
+enum { NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT = 194 };
+enum { NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT = 195 };
+enum { NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT = 196 };
+enum { NVML_FI_DEV_IS_MIG_MODE_INDEPENDENT_MIG_QUERY_CAPABLE = 199 };
+enum { NVML_FI_MAX = 200 };
+enum { nvmlEventTypeSingleBitEccError = 1 };
+enum { nvmlEventTypeDoubleBitEccError = 2 };
+enum { nvmlEventTypePState = 4 };
+enum { nvmlEventTypeXidCriticalError = 8 };
+enum { nvmlEventTypeClock = 16 };
+enum { nvmlEventTypePowerSourceChange = 128 };
+enum { nvmlEventMigConfigChange = 256 };
+enum { nvmlEventTypeNone = 0 };
+enum { nvmlEventTypeAll = 415 };
+enum { nvmlClocksEventReasonGpuIdle = 1 };
+enum { nvmlClocksEventReasonApplicationsClocksSetting = 2 };
+enum { nvmlClocksThrottleReasonUserDefinedClocks = 2 };
+enum { nvmlClocksEventReasonSwPowerCap = 4 };
+enum { nvmlClocksThrottleReasonHwSlowdown = 8 };
+enum { nvmlClocksEventReasonSyncBoost = 16 };
+enum { nvmlClocksEventReasonSwThermalSlowdown = 32 };
+enum { nvmlClocksThrottleReasonHwThermalSlowdown = 64 };
+enum { nvmlClocksThrottleReasonHwPowerBrakeSlowdown = 128 };
+enum { nvmlClocksEventReasonDisplayClockSetting = 256 };
+enum { nvmlClocksEventReasonNone = 0 };
+enum { nvmlClocksThrottleReasonGpuIdle = 1 };
+enum { nvmlClocksThrottleReasonApplicationsClocksSetting = 2 };
+enum { nvmlClocksThrottleReasonSyncBoost = 16 };
+enum { nvmlClocksThrottleReasonSwPowerCap = 4 };
+enum { nvmlClocksThrottleReasonSwThermalSlowdown = 32 };
+enum { nvmlClocksThrottleReasonDisplayClockSetting = 256 };
+enum { nvmlClocksThrottleReasonNone = 0 };
+enum { NVML_NVFBC_SESSION_FLAG_DIFFMAP_ENABLED = 1 };
+enum { NVML_NVFBC_SESSION_FLAG_CLASSIFICATIONMAP_ENABLED = 2 };
+enum { NVML_NVFBC_SESSION_FLAG_CAPTURE_WITH_WAIT_NO_WAIT = 4 };
+enum { NVML_NVFBC_SESSION_FLAG_CAPTURE_WITH_WAIT_INFINITE = 8 };
+enum { NVML_NVFBC_SESSION_FLAG_CAPTURE_WITH_WAIT_TIMEOUT = 16 };
+enum { NVML_CC_SYSTEM_CPU_CAPS_NONE = 0 };
+enum { NVML_CC_SYSTEM_CPU_CAPS_AMD_SEV = 1 };
+enum { NVML_CC_SYSTEM_CPU_CAPS_INTEL_TDX = 2 };
+enum { NVML_CC_SYSTEM_GPUS_CC_NOT_CAPABLE = 0 };
+enum { NVML_CC_SYSTEM_GPUS_CC_CAPABLE = 1 };
+enum { NVML_CC_SYSTEM_DEVTOOLS_MODE_OFF = 0 };
+enum { NVML_CC_SYSTEM_DEVTOOLS_MODE_ON = 1 };
+enum { NVML_CC_SYSTEM_ENVIRONMENT_UNAVAILABLE = 0 };
+enum { NVML_CC_SYSTEM_ENVIRONMENT_SIM = 1 };
+enum { NVML_CC_SYSTEM_ENVIRONMENT_PROD = 2 };
+enum { NVML_CC_SYSTEM_FEATURE_DISABLED = 0 };
+enum { NVML_CC_SYSTEM_FEATURE_ENABLED = 1 };
+enum { NVML_CC_SYSTEM_MULTIGPU_NONE = 0 };
+enum { NVML_CC_SYSTEM_MULTIGPU_PROTECTED_PCIE = 1 };
+enum { NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE = 0 };
+enum { NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE = 1 };
+enum { NVML_GPU_CERT_CHAIN_SIZE = 4096 };
+enum { NVML_GPU_ATTESTATION_CERT_CHAIN_SIZE = 5120 };
+enum { NVML_CC_GPU_CEC_NONCE_SIZE = 32 };
+enum { NVML_CC_GPU_ATTESTATION_REPORT_SIZE = 8192 };
+enum { NVML_CC_GPU_CEC_ATTESTATION_REPORT_SIZE = 4096 };
+enum { NVML_CC_CEC_ATTESTATION_REPORT_NOT_PRESENT = 0 };
+enum { NVML_CC_CEC_ATTESTATION_REPORT_PRESENT = 1 };
+enum { NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN = 50 };
+enum { NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX = 75 };
+enum { NVML_GPU_FABRIC_UUID_LEN = 16 };
+enum { NVML_GPU_FABRIC_STATE_NOT_SUPPORTED = 0 };
+enum { NVML_GPU_FABRIC_STATE_NOT_STARTED = 1 };
+enum { NVML_GPU_FABRIC_STATE_IN_PROGRESS = 2 };
+enum { NVML_GPU_FABRIC_STATE_COMPLETED = 3 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_NOT_SUPPORTED = 0 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_TRUE = 1 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_FALSE = 2 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW = 0 };
+enum { NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_DEGRADED_BW = 17 };
+enum { NVML_POWER_SCOPE_GPU = 0 };
+enum { NVML_POWER_SCOPE_MODULE = 1 };
+enum { NVML_POWER_SCOPE_MEMORY = 2 };
+enum { NVML_INIT_FLAG_NO_GPUS = 1 };
+enum { NVML_INIT_FLAG_NO_ATTACH = 2 };
+enum { NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE = 16 };
+enum { NVML_DEVICE_UUID_BUFFER_SIZE = 80 };
+enum { NVML_DEVICE_UUID_V2_BUFFER_SIZE = 96 };
+enum { NVML_DEVICE_PART_NUMBER_BUFFER_SIZE = 80 };
+enum { NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE = 80 };
+enum { NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE = 80 };
+enum { NVML_DEVICE_NAME_BUFFER_SIZE = 64 };
+enum { NVML_DEVICE_NAME_V2_BUFFER_SIZE = 96 };
+enum { NVML_DEVICE_SERIAL_BUFFER_SIZE = 30 };
+enum { NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE = 32 };
+enum { NVML_AFFINITY_SCOPE_NODE = 0 };
+enum { NVML_AFFINITY_SCOPE_SOCKET = 1 };
+enum { NVML_DEVICE_MIG_DISABLE = 0 };
+enum { NVML_DEVICE_MIG_ENABLE = 1 };
+enum { NVML_GPU_INSTANCE_PROFILE_1_SLICE = 0 };
+enum { NVML_GPU_INSTANCE_PROFILE_2_SLICE = 1 };
+enum { NVML_GPU_INSTANCE_PROFILE_3_SLICE = 2 };
+enum { NVML_GPU_INSTANCE_PROFILE_4_SLICE = 3 };
+enum { NVML_GPU_INSTANCE_PROFILE_7_SLICE = 4 };
+enum { NVML_GPU_INSTANCE_PROFILE_8_SLICE = 5 };
+enum { NVML_GPU_INSTANCE_PROFILE_6_SLICE = 6 };
+enum { NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 = 7 };
+enum { NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 = 8 };
+enum { NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 = 9 };
+enum { NVML_GPU_INSTANCE_PROFILE_COUNT = 10 };
+enum { NVML_GPU_INTSTANCE_PROFILE_CAPS_P2P = 1 };
+enum { NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE = 0 };
+enum { NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE = 1 };
+enum { NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE = 2 };
+enum { NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE = 3 };
+enum { NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE = 4 };
+enum { NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE = 5 };
+enum { NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE = 6 };
+enum { NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 = 7 };
+enum { NVML_COMPUTE_INSTANCE_PROFILE_COUNT = 8 };
+enum { NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED = 0 };
+enum { NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_COUNT = 1 };
+enum { NVML_GPM_METRICS_GET_VERSION = 1 };
+enum { NVML_GPM_SUPPORT_VERSION = 1 };
+enum { NVML_NVLINK_POWER_STATE_HIGH_SPEED = 0 };
+enum { NVML_NVLINK_POWER_STATE_LOW = 1 };
+enum { NVML_NVLINK_LOW_POWER_THRESHOLD_MIN = 1 };
+enum { NVML_NVLINK_LOW_POWER_THRESHOLD_MAX = 8191 };
+/* NVML_NVLINK_LOW_POWER_THRESHOLD_RESET = 0xFFFFFFFF: beyond int, not declared here */
+struct nvmlDevice_st;
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct {
+    unsigned int version;
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    unsigned int baseClass;
+    unsigned int subClass;
+    char busId[32];
+} nvmlPciInfoExt_v1_t;
+typedef nvmlPciInfoExt_v1_t nvmlPciInfoExt_t;
+struct nvmlPciInfo_st {
+    char busIdLegacy[16];
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    char busId[32];
+};
+typedef struct nvmlPciInfo_st nvmlPciInfo_t;
+struct nvmlEccErrorCounts_st {
+    unsigned long long l1Cache;
+    unsigned long long l2Cache;
+    unsigned long long deviceMemory;
+    unsigned long long registerFile;
+};
+typedef struct nvmlEccErrorCounts_st nvmlEccErrorCounts_t;
+struct nvmlUtilization_st {
+    unsigned int gpu;
+    unsigned int memory;
+};
+typedef struct nvmlUtilization_st nvmlUtilization_t;
+struct nvmlMemory_st {
+    unsigned long long total;
+    unsigned long long free;
+    unsigned long long used;
+};
+typedef struct nvmlMemory_st nvmlMemory_t;
+struct nvmlMemory_v2_st {
+    unsigned int version;
+    unsigned long long total;
+    unsigned long long reserved;
+    unsigned long long free;
+    unsigned long long used;
+};
+typedef struct nvmlMemory_v2_st nvmlMemory_v2_t;
+struct nvmlBAR1Memory_st {
+    unsigned long long bar1Total;
+    unsigned long long bar1Free;
+    unsigned long long bar1Used;
+};
+typedef struct nvmlBAR1Memory_st nvmlBAR1Memory_t;
+struct nvmlProcessInfo_v1_st {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+};
+typedef struct nvmlProcessInfo_v1_st nvmlProcessInfo_v1_t;
+struct nvmlProcessInfo_v2_st {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+};
+typedef struct nvmlProcessInfo_v2_st nvmlProcessInfo_v2_t;
+typedef struct nvmlProcessInfo_v2_st nvmlProcessInfo_t;
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+    unsigned long long usedGpuCcProtectedMemory;
+} nvmlProcessDetail_v1_t;
+typedef struct {
+    unsigned int version;
+    unsigned int mode;
+    unsigned int numProcArrayEntries;
+    nvmlProcessDetail_v1_t *procArray;
+} nvmlProcessDetailList_v1_t;
+typedef nvmlProcessDetailList_v1_t nvmlProcessDetailList_t;
+struct nvmlDeviceAttributes_st {
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+    unsigned int gpuInstanceSliceCount;
+    unsigned int computeInstanceSliceCount;
+    unsigned long long memorySizeMB;
+};
+typedef struct nvmlDeviceAttributes_st nvmlDeviceAttributes_t;
+typedef struct {
+    unsigned int isC2cEnabled;
+} nvmlC2cModeInfo_v1_t;
+struct nvmlRowRemapperHistogramValues_st {
+    unsigned int max;
+    unsigned int high;
+    unsigned int partial;
+    unsigned int low;
+    unsigned int none;
+};
+typedef struct nvmlRowRemapperHistogramValues_st nvmlRowRemapperHistogramValues_t;
+enum nvmlBridgeChipType_enum {
+    NVML_BRIDGE_CHIP_PLX = 0,
+    NVML_BRIDGE_CHIP_BRO4 = 1
+};
+typedef enum nvmlBridgeChipType_enum nvmlBridgeChipType_t;
+enum nvmlNvLinkUtilizationCountUnits_enum {
+    NVML_NVLINK_COUNTER_UNIT_CYCLES = 0,
+    NVML_NVLINK_COUNTER_UNIT_PACKETS = 1,
+    NVML_NVLINK_COUNTER_UNIT_BYTES = 2,
+    NVML_NVLINK_COUNTER_UNIT_RESERVED = 3,
+    NVML_NVLINK_COUNTER_UNIT_COUNT = 4
+};
+typedef enum nvmlNvLinkUtilizationCountUnits_enum nvmlNvLinkUtilizationCountUnits_t;
+enum nvmlNvLinkUtilizationCountPktTypes_enum {
+    NVML_NVLINK_COUNTER_PKTFILTER_NOP = 1,
+    NVML_NVLINK_COUNTER_PKTFILTER_READ = 2,
+    NVML_NVLINK_COUNTER_PKTFILTER_WRITE = 4,
+    NVML_NVLINK_COUNTER_PKTFILTER_RATOM = 8,
+    NVML_NVLINK_COUNTER_PKTFILTER_NRATOM = 16,
+    NVML_NVLINK_COUNTER_PKTFILTER_FLUSH = 32,
+    NVML_NVLINK_COUNTER_PKTFILTER_RESPDATA = 64,
+    NVML_NVLINK_COUNTER_PKTFILTER_RESPNODATA = 128,
+    NVML_NVLINK_COUNTER_PKTFILTER_ALL = 255
+};
+typedef enum nvmlNvLinkUtilizationCountPktTypes_enum nvmlNvLinkUtilizationCountPktTypes_t;
+struct nvmlNvLinkUtilizationControl_st {
+    nvmlNvLinkUtilizationCountUnits_t units;
+    nvmlNvLinkUtilizationCountPktTypes_t pktfilter;
+};
+typedef struct nvmlNvLinkUtilizationControl_st nvmlNvLinkUtilizationControl_t;
+enum nvmlNvLinkCapability_enum {
+    NVML_NVLINK_CAP_P2P_SUPPORTED = 0,
+    NVML_NVLINK_CAP_SYSMEM_ACCESS = 1,
+    NVML_NVLINK_CAP_P2P_ATOMICS = 2,
+    NVML_NVLINK_CAP_SYSMEM_ATOMICS = 3,
+    NVML_NVLINK_CAP_SLI_BRIDGE = 4,
+    NVML_NVLINK_CAP_VALID = 5,
+    NVML_NVLINK_CAP_COUNT = 6
+};
+typedef enum nvmlNvLinkCapability_enum nvmlNvLinkCapability_t;
+enum nvmlNvLinkErrorCounter_enum {
+    NVML_NVLINK_ERROR_DL_REPLAY = 0,
+    NVML_NVLINK_ERROR_DL_RECOVERY = 1,
+    NVML_NVLINK_ERROR_DL_CRC_FLIT = 2,
+    NVML_NVLINK_ERROR_DL_CRC_DATA = 3,
+    NVML_NVLINK_ERROR_DL_ECC_DATA = 4,
+    NVML_NVLINK_ERROR_COUNT = 5
+};
+typedef enum nvmlNvLinkErrorCounter_enum nvmlNvLinkErrorCounter_t;
+enum nvmlIntNvLinkDeviceType_enum {
+    NVML_NVLINK_DEVICE_TYPE_GPU = 0,
+    NVML_NVLINK_DEVICE_TYPE_IBMNPU = 1,
+    NVML_NVLINK_DEVICE_TYPE_SWITCH = 2,
+    NVML_NVLINK_DEVICE_TYPE_UNKNOWN = 255
+};
+typedef enum nvmlIntNvLinkDeviceType_enum nvmlIntNvLinkDeviceType_t;
+enum nvmlGpuLevel_enum {
+    NVML_TOPOLOGY_INTERNAL = 0,
+    NVML_TOPOLOGY_SINGLE = 10,
+    NVML_TOPOLOGY_MULTIPLE = 20,
+    NVML_TOPOLOGY_HOSTBRIDGE = 30,
+    NVML_TOPOLOGY_NODE = 40,
+    NVML_TOPOLOGY_SYSTEM = 50
+};
+typedef enum nvmlGpuLevel_enum nvmlGpuTopologyLevel_t;
+enum nvmlGpuP2PStatus_enum {
+    NVML_P2P_STATUS_OK = 0,
+    NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED = 1,
+    NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
+    NVML_P2P_STATUS_GPU_NOT_SUPPORTED = 2,
+    NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED = 3,
+    NVML_P2P_STATUS_DISABLED_BY_REGKEY = 4,
+    NVML_P2P_STATUS_NOT_SUPPORTED = 5,
+    NVML_P2P_STATUS_UNKNOWN = 6
+};
+typedef enum nvmlGpuP2PStatus_enum nvmlGpuP2PStatus_t;
+enum nvmlGpuP2PCapsIndex_enum {
+    NVML_P2P_CAPS_INDEX_READ = 0,
+    NVML_P2P_CAPS_INDEX_WRITE = 1,
+    NVML_P2P_CAPS_INDEX_NVLINK = 2,
+    NVML_P2P_CAPS_INDEX_ATOMICS = 3,
+    NVML_P2P_CAPS_INDEX_PCI = 4,
+    NVML_P2P_CAPS_INDEX_PROP = 4,
+    NVML_P2P_CAPS_INDEX_UNKNOWN = 5
+};
+typedef enum nvmlGpuP2PCapsIndex_enum nvmlGpuP2PCapsIndex_t;
+struct nvmlBridgeChipInfo_st {
+    nvmlBridgeChipType_t type;
+    unsigned int fwVersion;
+};
+typedef struct nvmlBridgeChipInfo_st nvmlBridgeChipInfo_t;
+struct nvmlBridgeChipHierarchy_st {
+    unsigned char bridgeCount;
+    nvmlBridgeChipInfo_t bridgeChipInfo[128];
+};
+typedef struct nvmlBridgeChipHierarchy_st nvmlBridgeChipHierarchy_t;
+enum nvmlSamplingType_enum {
+    NVML_TOTAL_POWER_SAMPLES = 0,
+    NVML_GPU_UTILIZATION_SAMPLES = 1,
+    NVML_MEMORY_UTILIZATION_SAMPLES = 2,
+    NVML_ENC_UTILIZATION_SAMPLES = 3,
+    NVML_DEC_UTILIZATION_SAMPLES = 4,
+    NVML_PROCESSOR_CLK_SAMPLES = 5,
+    NVML_MEMORY_CLK_SAMPLES = 6,
+    NVML_MODULE_POWER_SAMPLES = 7,
+    NVML_JPG_UTILIZATION_SAMPLES = 8,
+    NVML_OFA_UTILIZATION_SAMPLES = 9,
+    NVML_SAMPLINGTYPE_COUNT = 10
+};
+typedef enum nvmlSamplingType_enum nvmlSamplingType_t;
+enum nvmlPcieUtilCounter_enum {
+    NVML_PCIE_UTIL_TX_BYTES = 0,
+    NVML_PCIE_UTIL_RX_BYTES = 1,
+    NVML_PCIE_UTIL_COUNT = 2
+};
+typedef enum nvmlPcieUtilCounter_enum nvmlPcieUtilCounter_t;
+enum nvmlValueType_enum {
+    NVML_VALUE_TYPE_DOUBLE = 0,
+    NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+    NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+    NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+    NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+    NVML_VALUE_TYPE_SIGNED_INT = 5,
+    NVML_VALUE_TYPE_COUNT = 6
+};
+typedef enum nvmlValueType_enum nvmlValueType_t;
+union nvmlValue_st {
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    long long sllVal;
+};
+typedef union nvmlValue_st nvmlValue_t;
+struct nvmlSample_st {
+    unsigned long long timeStamp;
+    nvmlValue_t sampleValue;
+};
+typedef struct nvmlSample_st nvmlSample_t;
+enum nvmlPerfPolicyType_enum {
+    NVML_PERF_POLICY_POWER = 0,
+    NVML_PERF_POLICY_THERMAL = 1,
+    NVML_PERF_POLICY_SYNC_BOOST = 2,
+    NVML_PERF_POLICY_BOARD_LIMIT = 3,
+    NVML_PERF_POLICY_LOW_UTILIZATION = 4,
+    NVML_PERF_POLICY_RELIABILITY = 5,
+    NVML_PERF_POLICY_TOTAL_APP_CLOCKS = 10,
+    NVML_PERF_POLICY_TOTAL_BASE_CLOCKS = 11,
+    NVML_PERF_POLICY_COUNT = 12
+};
+typedef enum nvmlPerfPolicyType_enum nvmlPerfPolicyType_t;
+struct nvmlViolationTime_st {
+    unsigned long long referenceTime;
+    unsigned long long violationTime;
+};
+typedef struct nvmlViolationTime_st nvmlViolationTime_t;
+typedef enum {
+    NVML_THERMAL_TARGET_NONE = 0,
+    NVML_THERMAL_TARGET_GPU = 1,
+    NVML_THERMAL_TARGET_MEMORY = 2,
+    NVML_THERMAL_TARGET_POWER_SUPPLY = 4,
+    NVML_THERMAL_TARGET_BOARD = 8,
+    NVML_THERMAL_TARGET_VCD_BOARD = 9,
+    NVML_THERMAL_TARGET_VCD_INLET = 10,
+    NVML_THERMAL_TARGET_VCD_OUTLET = 11,
+    NVML_THERMAL_TARGET_ALL = 15,
+    NVML_THERMAL_TARGET_UNKNOWN = -1
+} nvmlThermalTarget_t;
+typedef enum {
+    NVML_THERMAL_CONTROLLER_NONE = 0,
+    NVML_THERMAL_CONTROLLER_GPU_INTERNAL = 1,
+    NVML_THERMAL_CONTROLLER_ADM1032 = 2,
+    NVML_THERMAL_CONTROLLER_ADT7461 = 3,
+    NVML_THERMAL_CONTROLLER_MAX6649 = 4,
+    NVML_THERMAL_CONTROLLER_MAX1617 = 5,
+    NVML_THERMAL_CONTROLLER_LM99 = 6,
+    NVML_THERMAL_CONTROLLER_LM89 = 7,
+    NVML_THERMAL_CONTROLLER_LM64 = 8,
+    NVML_THERMAL_CONTROLLER_G781 = 9,
+    NVML_THERMAL_CONTROLLER_ADT7473 = 10,
+    NVML_THERMAL_CONTROLLER_SBMAX6649 = 11,
+    NVML_THERMAL_CONTROLLER_VBIOSEVT = 12,
+    NVML_THERMAL_CONTROLLER_OS = 13,
+    NVML_THERMAL_CONTROLLER_NVSYSCON_CANOAS = 14,
+    NVML_THERMAL_CONTROLLER_NVSYSCON_E551 = 15,
+    NVML_THERMAL_CONTROLLER_MAX6649R = 16,
+    NVML_THERMAL_CONTROLLER_ADT7473S = 17,
+    NVML_THERMAL_CONTROLLER_UNKNOWN = -1
+} nvmlThermalController_t;
+typedef struct {
+    unsigned int count;
+    struct { nvmlThermalController_t controller; int defaultMinTemp; int defaultMaxTemp; int currentTemp; nvmlThermalTarget_t target; } sensor[3];
+} nvmlGpuThermalSettings_t;
+enum nvmlEnableState_enum {
+    NVML_FEATURE_DISABLED = 0,
+    NVML_FEATURE_ENABLED = 1
+};
+typedef enum nvmlEnableState_enum nvmlEnableState_t;
+enum nvmlBrandType_enum {
+    NVML_BRAND_UNKNOWN = 0,
+    NVML_BRAND_QUADRO = 1,
+    NVML_BRAND_TESLA = 2,
+    NVML_BRAND_NVS = 3,
+    NVML_BRAND_GRID = 4,
+    NVML_BRAND_GEFORCE = 5,
+    NVML_BRAND_TITAN = 6,
+    NVML_BRAND_NVIDIA_VAPPS = 7,
+    NVML_BRAND_NVIDIA_VPC = 8,
+    NVML_BRAND_NVIDIA_VCS = 9,
+    NVML_BRAND_NVIDIA_VWS = 10,
+    NVML_BRAND_NVIDIA_CLOUD_GAMING = 11,
+    NVML_BRAND_NVIDIA_VGAMING = 11,
+    NVML_BRAND_QUADRO_RTX = 12,
+    NVML_BRAND_NVIDIA_RTX = 13,
+    NVML_BRAND_NVIDIA = 14,
+    NVML_BRAND_GEFORCE_RTX = 15,
+    NVML_BRAND_TITAN_RTX = 16,
+    NVML_BRAND_COUNT = 17
+};
+typedef enum nvmlBrandType_enum nvmlBrandType_t;
+enum nvmlTemperatureThresholds_enum {
+    NVML_TEMPERATURE_THRESHOLD_SHUTDOWN = 0,
+    NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1,
+    NVML_TEMPERATURE_THRESHOLD_MEM_MAX = 2,
+    NVML_TEMPERATURE_THRESHOLD_GPU_MAX = 3,
+    NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN = 4,
+    NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR = 5,
+    NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX = 6,
+    NVML_TEMPERATURE_THRESHOLD_COUNT = 7
+};
+typedef enum nvmlTemperatureThresholds_enum nvmlTemperatureThresholds_t;
+enum nvmlTemperatureSensors_enum {
+    NVML_TEMPERATURE_GPU = 0,
+    NVML_TEMPERATURE_COUNT = 1
+};
+typedef enum nvmlTemperatureSensors_enum nvmlTemperatureSensors_t;
+enum nvmlComputeMode_enum {
+    NVML_COMPUTEMODE_DEFAULT = 0,
+    NVML_COMPUTEMODE_EXCLUSIVE_THREAD = 1,
+    NVML_COMPUTEMODE_PROHIBITED = 2,
+    NVML_COMPUTEMODE_EXCLUSIVE_PROCESS = 3,
+    NVML_COMPUTEMODE_COUNT = 4
+};
+typedef enum nvmlComputeMode_enum nvmlComputeMode_t;
+struct nvmlClkMonFaultInfo_struct {
+    unsigned int clkApiDomain;
+    unsigned int clkDomainFaultMask;
+};
+typedef struct nvmlClkMonFaultInfo_struct nvmlClkMonFaultInfo_t;
+struct nvmlClkMonStatus_status {
+    unsigned int bGlobalStatus;
+    unsigned int clkMonListSize;
+    nvmlClkMonFaultInfo_t clkMonList[32];
+};
+typedef struct nvmlClkMonStatus_status nvmlClkMonStatus_t;
+enum nvmlMemoryErrorType_enum {
+    NVML_MEMORY_ERROR_TYPE_CORRECTED = 0,
+    NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1,
+    NVML_MEMORY_ERROR_TYPE_COUNT = 2
+};
+typedef enum nvmlMemoryErrorType_enum nvmlMemoryErrorType_t;
+enum nvmlEccCounterType_enum {
+    NVML_VOLATILE_ECC = 0,
+    NVML_AGGREGATE_ECC = 1,
+    NVML_ECC_COUNTER_TYPE_COUNT = 2
+};
+typedef enum nvmlEccCounterType_enum nvmlEccCounterType_t;
+enum nvmlClockType_enum {
+    NVML_CLOCK_GRAPHICS = 0,
+    NVML_CLOCK_SM = 1,
+    NVML_CLOCK_MEM = 2,
+    NVML_CLOCK_VIDEO = 3,
+    NVML_CLOCK_COUNT = 4
+};
+typedef enum nvmlClockType_enum nvmlClockType_t;
+enum nvmlClockId_enum {
+    NVML_CLOCK_ID_CURRENT = 0,
+    NVML_CLOCK_ID_APP_CLOCK_TARGET = 1,
+    NVML_CLOCK_ID_APP_CLOCK_DEFAULT = 2,
+    NVML_CLOCK_ID_CUSTOMER_BOOST_MAX = 3,
+    NVML_CLOCK_ID_COUNT = 4
+};
+typedef enum nvmlClockId_enum nvmlClockId_t;
+enum nvmlDriverModel_enum {
+    NVML_DRIVER_WDDM = 0,
+    NVML_DRIVER_WDM = 1
+};
+typedef enum nvmlDriverModel_enum nvmlDriverModel_t;
+enum nvmlPStates_enum {
+    NVML_PSTATE_0 = 0,
+    NVML_PSTATE_1 = 1,
+    NVML_PSTATE_2 = 2,
+    NVML_PSTATE_3 = 3,
+    NVML_PSTATE_4 = 4,
+    NVML_PSTATE_5 = 5,
+    NVML_PSTATE_6 = 6,
+    NVML_PSTATE_7 = 7,
+    NVML_PSTATE_8 = 8,
+    NVML_PSTATE_9 = 9,
+    NVML_PSTATE_10 = 10,
+    NVML_PSTATE_11 = 11,
+    NVML_PSTATE_12 = 12,
+    NVML_PSTATE_13 = 13,
+    NVML_PSTATE_14 = 14,
+    NVML_PSTATE_15 = 15,
+    NVML_PSTATE_UNKNOWN = 32
+};
+typedef enum nvmlPStates_enum nvmlPstates_t;
+enum nvmlGom_enum {
+    NVML_GOM_ALL_ON = 0,
+    NVML_GOM_COMPUTE = 1,
+    NVML_GOM_LOW_DP = 2
+};
+typedef enum nvmlGom_enum nvmlGpuOperationMode_t;
+enum nvmlInforomObject_enum {
+    NVML_INFOROM_OEM = 0,
+    NVML_INFOROM_ECC = 1,
+    NVML_INFOROM_POWER = 2,
+    NVML_INFOROM_COUNT = 3
+};
+typedef enum nvmlInforomObject_enum nvmlInforomObject_t;
+enum nvmlReturn_enum {
+    NVML_SUCCESS = 0,
+    NVML_ERROR_UNINITIALIZED = 1,
+    NVML_ERROR_INVALID_ARGUMENT = 2,
+    NVML_ERROR_NOT_SUPPORTED = 3,
+    NVML_ERROR_NO_PERMISSION = 4,
+    NVML_ERROR_ALREADY_INITIALIZED = 5,
+    NVML_ERROR_NOT_FOUND = 6,
+    NVML_ERROR_INSUFFICIENT_SIZE = 7,
+    NVML_ERROR_INSUFFICIENT_POWER = 8,
+    NVML_ERROR_DRIVER_NOT_LOADED = 9,
+    NVML_ERROR_TIMEOUT = 10,
+    NVML_ERROR_IRQ_ISSUE = 11,
+    NVML_ERROR_LIBRARY_NOT_FOUND = 12,
+    NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+    NVML_ERROR_CORRUPTED_INFOROM = 14,
+    NVML_ERROR_GPU_IS_LOST = 15,
+    NVML_ERROR_RESET_REQUIRED = 16,
+    NVML_ERROR_OPERATING_SYSTEM = 17,
+    NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
+    NVML_ERROR_IN_USE = 19,
+    NVML_ERROR_MEMORY = 20,
+    NVML_ERROR_NO_DATA = 21,
+    NVML_ERROR_VGPU_ECC_NOT_SUPPORTED = 22,
+    NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
+    NVML_ERROR_FREQ_NOT_SUPPORTED = 24,
+    NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
+    NVML_ERROR_DEPRECATED = 26,
+    NVML_ERROR_NOT_READY = 27,
+    NVML_ERROR_GPU_NOT_FOUND = 28,
+    NVML_ERROR_INVALID_STATE = 29,
+    NVML_ERROR_UNKNOWN = 999
+};
+typedef enum nvmlReturn_enum nvmlReturn_t;
+enum nvmlMemoryLocation_enum {
+    NVML_MEMORY_LOCATION_L1_CACHE = 0,
+    NVML_MEMORY_LOCATION_L2_CACHE = 1,
+    NVML_MEMORY_LOCATION_DRAM = 2,
+    NVML_MEMORY_LOCATION_DEVICE_MEMORY = 2,
+    NVML_MEMORY_LOCATION_REGISTER_FILE = 3,
+    NVML_MEMORY_LOCATION_TEXTURE_MEMORY = 4,
+    NVML_MEMORY_LOCATION_TEXTURE_SHM = 5,
+    NVML_MEMORY_LOCATION_CBU = 6,
+    NVML_MEMORY_LOCATION_SRAM = 7,
+    NVML_MEMORY_LOCATION_COUNT = 8
+};
+typedef enum nvmlMemoryLocation_enum nvmlMemoryLocation_t;
+enum nvmlPageRetirementCause_enum {
+    NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0,
+    NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR = 1,
+    NVML_PAGE_RETIREMENT_CAUSE_COUNT = 2
+};
+typedef enum nvmlPageRetirementCause_enum nvmlPageRetirementCause_t;
+enum nvmlRestrictedAPI_enum {
+    NVML_RESTRICTED_API_SET_APPLICATION_CLOCKS = 0,
+    NVML_RESTRICTED_API_SET_AUTO_BOOSTED_CLOCKS = 1,
+    NVML_RESTRICTED_API_COUNT = 2
+};
+typedef enum nvmlRestrictedAPI_enum nvmlRestrictedAPI_t;
+enum nvmlGpuVirtualizationMode {
+    NVML_GPU_VIRTUALIZATION_MODE_NONE = 0,
+    NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH = 1,
+    NVML_GPU_VIRTUALIZATION_MODE_VGPU = 2,
+    NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU = 3,
+    NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA = 4
+};
+typedef enum nvmlGpuVirtualizationMode nvmlGpuVirtualizationMode_t;
+enum nvmlHostVgpuMode_enum {
+    NVML_HOST_VGPU_MODE_NON_SRIOV = 0,
+    NVML_HOST_VGPU_MODE_SRIOV = 1
+};
+typedef enum nvmlHostVgpuMode_enum nvmlHostVgpuMode_t;
+enum nvmlVgpuVmIdType {
+    NVML_VGPU_VM_ID_DOMAIN_ID = 0,
+    NVML_VGPU_VM_ID_UUID = 1
+};
+typedef enum nvmlVgpuVmIdType nvmlVgpuVmIdType_t;
+enum nvmlVgpuGuestInfoState_enum {
+    NVML_VGPU_INSTANCE_GUEST_INFO_STATE_UNINITIALIZED = 0,
+    NVML_VGPU_INSTANCE_GUEST_INFO_STATE_INITIALIZED = 1
+};
+typedef enum nvmlVgpuGuestInfoState_enum nvmlVgpuGuestInfoState_t;
+typedef enum {
+    NVML_GRID_LICENSE_FEATURE_CODE_UNKNOWN = 0,
+    NVML_GRID_LICENSE_FEATURE_CODE_VGPU = 1,
+    NVML_GRID_LICENSE_FEATURE_CODE_NVIDIA_RTX = 2,
+    NVML_GRID_LICENSE_FEATURE_CODE_VWORKSTATION = 2,
+    NVML_GRID_LICENSE_FEATURE_CODE_GAMING = 3,
+    NVML_GRID_LICENSE_FEATURE_CODE_COMPUTE = 4
+} nvmlGridLicenseFeatureCode_t;
+enum nvmlVgpuCapability_enum {
+    NVML_VGPU_CAP_NVLINK_P2P = 0,
+    NVML_VGPU_CAP_GPUDIRECT = 1,
+    NVML_VGPU_CAP_MULTI_VGPU_EXCLUSIVE = 2,
+    NVML_VGPU_CAP_EXCLUSIVE_TYPE = 3,
+    NVML_VGPU_CAP_EXCLUSIVE_SIZE = 4,
+    NVML_VGPU_CAP_COUNT = 5
+};
+typedef enum nvmlVgpuCapability_enum nvmlVgpuCapability_t;
+enum nvmlVgpuDriverCapability_enum {
+    NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU = 0,
+    NVML_VGPU_DRIVER_CAP_COUNT = 1
+};
+typedef enum nvmlVgpuDriverCapability_enum nvmlVgpuDriverCapability_t;
+enum nvmlDeviceVgpuCapability_enum {
+    NVML_DEVICE_VGPU_CAP_FRACTIONAL_MULTI_VGPU = 0,
+    NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_PROFILES = 1,
+    NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_SIZES = 2,
+    NVML_DEVICE_VGPU_CAP_READ_DEVICE_BUFFER_BW = 3,
+    NVML_DEVICE_VGPU_CAP_WRITE_DEVICE_BUFFER_BW = 4,
+    NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING = 5,
+    NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU = 6,
+    NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU = 7,
+    NVML_DEVICE_VGPU_CAP_COUNT = 8
+};
+typedef enum nvmlDeviceVgpuCapability_enum nvmlDeviceVgpuCapability_t;
+typedef unsigned int nvmlVgpuTypeId_t;
+typedef unsigned int nvmlVgpuInstance_t;
+typedef struct {
+    unsigned int version;
+    unsigned int mode;
+} nvmlVgpuHeterogeneousMode_v1_t;
+typedef nvmlVgpuHeterogeneousMode_v1_t nvmlVgpuHeterogeneousMode_t;
+typedef struct {
+    unsigned int version;
+    unsigned int placementId;
+} nvmlVgpuPlacementId_v1_t;
+typedef nvmlVgpuPlacementId_v1_t nvmlVgpuPlacementId_t;
+typedef struct {
+    unsigned int version;
+    unsigned int placementSize;
+    unsigned int count;
+    unsigned int *placementIds;
+} nvmlVgpuPlacementList_v1_t;
+typedef nvmlVgpuPlacementList_v1_t nvmlVgpuPlacementList_t;
+struct nvmlVgpuInstanceUtilizationSample_st {
+    nvmlVgpuInstance_t vgpuInstance;
+    unsigned long long timeStamp;
+    nvmlValue_t smUtil;
+    nvmlValue_t memUtil;
+    nvmlValue_t encUtil;
+    nvmlValue_t decUtil;
+};
+typedef struct nvmlVgpuInstanceUtilizationSample_st nvmlVgpuInstanceUtilizationSample_t;
+typedef struct {
+    unsigned long long timeStamp;
+    nvmlVgpuInstance_t vgpuInstance;
+    nvmlValue_t smUtil;
+    nvmlValue_t memUtil;
+    nvmlValue_t encUtil;
+    nvmlValue_t decUtil;
+    nvmlValue_t jpgUtil;
+    nvmlValue_t ofaUtil;
+} nvmlVgpuInstanceUtilizationInfo_v1_t;
+typedef struct {
+    unsigned int version;
+    nvmlValueType_t sampleValType;
+    unsigned int vgpuInstanceCount;
+    unsigned long long lastSeenTimeStamp;
+    nvmlVgpuInstanceUtilizationInfo_v1_t *vgpuUtilArray;
+} nvmlVgpuInstancesUtilizationInfo_v1_t;
+typedef nvmlVgpuInstancesUtilizationInfo_v1_t nvmlVgpuInstancesUtilizationInfo_t;
+struct nvmlVgpuProcessUtilizationSample_st {
+    nvmlVgpuInstance_t vgpuInstance;
+    unsigned int pid;
+    char processName[64];
+    unsigned long long timeStamp;
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+};
+typedef struct nvmlVgpuProcessUtilizationSample_st nvmlVgpuProcessUtilizationSample_t;
+typedef struct {
+    char processName[64];
+    unsigned long long timeStamp;
+    nvmlVgpuInstance_t vgpuInstance;
+    unsigned int pid;
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+    unsigned int jpgUtil;
+    unsigned int ofaUtil;
+} nvmlVgpuProcessUtilizationInfo_v1_t;
+typedef struct {
+    unsigned int version;
+    unsigned int vgpuProcessCount;
+    unsigned long long lastSeenTimeStamp;
+    nvmlVgpuProcessUtilizationInfo_v1_t *vgpuProcUtilArray;
+} nvmlVgpuProcessesUtilizationInfo_v1_t;
+typedef nvmlVgpuProcessesUtilizationInfo_v1_t nvmlVgpuProcessesUtilizationInfo_t;
+typedef union {
+    struct { unsigned int avgFactor; unsigned int timeslice; } vgpuSchedDataWithARR;
+    struct { unsigned int timeslice; } vgpuSchedData;
+} nvmlVgpuSchedulerParams_t;
+struct nvmlVgpuSchedulerLogEntries_st {
+    unsigned long long timestamp;
+    unsigned long long timeRunTotal;
+    unsigned long long timeRun;
+    unsigned int swRunlistId;
+    unsigned long long targetTimeSlice;
+    unsigned long long cumulativePreemptionTime;
+};
+typedef struct nvmlVgpuSchedulerLogEntries_st nvmlVgpuSchedulerLogEntry_t;
+struct nvmlVgpuSchedulerLog_st {
+    unsigned int engineId;
+    unsigned int schedulerPolicy;
+    unsigned int arrMode;
+    nvmlVgpuSchedulerParams_t schedulerParams;
+    unsigned int entriesCount;
+    nvmlVgpuSchedulerLogEntry_t logEntries[200];
+};
+typedef struct nvmlVgpuSchedulerLog_st nvmlVgpuSchedulerLog_t;
+struct nvmlVgpuSchedulerGetState_st {
+    unsigned int schedulerPolicy;
+    unsigned int arrMode;
+    nvmlVgpuSchedulerParams_t schedulerParams;
+};
+typedef struct nvmlVgpuSchedulerGetState_st nvmlVgpuSchedulerGetState_t;
+typedef union {
+    struct { unsigned int avgFactor; unsigned int frequency; } vgpuSchedDataWithARR;
+    struct { unsigned int timeslice; } vgpuSchedData;
+} nvmlVgpuSchedulerSetParams_t;
+struct nvmlVgpuSchedulerSetState_st {
+    unsigned int schedulerPolicy;
+    unsigned int enableARRMode;
+    nvmlVgpuSchedulerSetParams_t schedulerParams;
+};
+typedef struct nvmlVgpuSchedulerSetState_st nvmlVgpuSchedulerSetState_t;
+struct nvmlVgpuSchedulerCapabilities_st {
+    unsigned int supportedSchedulers[3];
+    unsigned int maxTimeslice;
+    unsigned int minTimeslice;
+    unsigned int isArrModeSupported;
+    unsigned int maxFrequencyForARR;
+    unsigned int minFrequencyForARR;
+    unsigned int maxAvgFactorForARR;
+    unsigned int minAvgFactorForARR;
+};
+typedef struct nvmlVgpuSchedulerCapabilities_st nvmlVgpuSchedulerCapabilities_t;
+struct nvmlVgpuLicenseExpiry_st {
+    unsigned int year;
+    unsigned short month;
+    unsigned short day;
+    unsigned short hour;
+    unsigned short min;
+    unsigned short sec;
+    unsigned char status;
+};
+typedef struct nvmlVgpuLicenseExpiry_st nvmlVgpuLicenseExpiry_t;
+struct nvmlVgpuLicenseInfo_st {
+    unsigned char isLicensed;
+    nvmlVgpuLicenseExpiry_t licenseExpiry;
+    unsigned int currentState;
+};
+typedef struct nvmlVgpuLicenseInfo_st nvmlVgpuLicenseInfo_t;
+struct nvmlProcessUtilizationSample_st {
+    unsigned int pid;
+    unsigned long long timeStamp;
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+};
+typedef struct nvmlProcessUtilizationSample_st nvmlProcessUtilizationSample_t;
+typedef struct {
+    unsigned long long timeStamp;
+    unsigned int pid;
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+    unsigned int jpgUtil;
+    unsigned int ofaUtil;
+} nvmlProcessUtilizationInfo_v1_t;
+typedef struct {
+    unsigned int version;
+    unsigned int processSamplesCount;
+    unsigned long long lastSeenTimeStamp;
+    nvmlProcessUtilizationInfo_v1_t *procUtilArray;
+} nvmlProcessesUtilizationInfo_v1_t;
+typedef nvmlProcessesUtilizationInfo_v1_t nvmlProcessesUtilizationInfo_t;
+struct nvmlGridLicenseExpiry_st {
+    unsigned int year;
+    unsigned short month;
+    unsigned short day;
+    unsigned short hour;
+    unsigned short min;
+    unsigned short sec;
+    unsigned char status;
+};
+typedef struct nvmlGridLicenseExpiry_st nvmlGridLicenseExpiry_t;
+struct nvmlGridLicensableFeature_st {
+    nvmlGridLicenseFeatureCode_t featureCode;
+    unsigned int featureState;
+    char licenseInfo[128];
+    char productName[128];
+    unsigned int featureEnabled;
+    nvmlGridLicenseExpiry_t licenseExpiry;
+};
+typedef struct nvmlGridLicensableFeature_st nvmlGridLicensableFeature_t;
+struct nvmlGridLicensableFeatures_st {
+    int isGridLicenseSupported;
+    unsigned int licensableFeaturesCount;
+    nvmlGridLicensableFeature_t gridLicensableFeatures[3];
+};
+typedef struct nvmlGridLicensableFeatures_st nvmlGridLicensableFeatures_t;
+typedef struct {
+    unsigned int version;
+    unsigned long long aggregateUncParity;
+    unsigned long long aggregateUncSecDed;
+    unsigned long long aggregateCor;
+    unsigned long long volatileUncParity;
+    unsigned long long volatileUncSecDed;
+    unsigned long long volatileCor;
+    unsigned long long aggregateUncBucketL2;
+    unsigned long long aggregateUncBucketSm;
+    unsigned long long aggregateUncBucketPcie;
+    unsigned long long aggregateUncBucketMcu;
+    unsigned long long aggregateUncBucketOther;
+    unsigned int bThresholdExceeded;
+} nvmlEccSramErrorStatus_v1_t;
+typedef nvmlEccSramErrorStatus_v1_t nvmlEccSramErrorStatus_t;
+typedef unsigned int nvmlDeviceArchitecture_t;
+typedef unsigned int nvmlBusType_t;
+typedef unsigned int nvmlFanControlPolicy_t;
+typedef unsigned int nvmlPowerSource_t;
+enum nvmlGpuUtilizationDomainId_t {
+    NVML_GPU_UTILIZATION_DOMAIN_GPU = 0,
+    NVML_GPU_UTILIZATION_DOMAIN_FB = 1,
+    NVML_GPU_UTILIZATION_DOMAIN_VID = 2,
+    NVML_GPU_UTILIZATION_DOMAIN_BUS = 3
+};
+typedef enum nvmlGpuUtilizationDomainId_t nvmlGpuUtilizationDomainId_t;
+struct nvmlGpuDynamicPstatesInfo_st {
+    unsigned int flags;
+    struct { unsigned int bIsPresent; unsigned int percentage; unsigned int incThreshold; unsigned int decThreshold; } utilization[8];
+};
+typedef struct nvmlGpuDynamicPstatesInfo_st nvmlGpuDynamicPstatesInfo_t;
+struct nvmlFieldValue_st {
+    unsigned int fieldId;
+    unsigned int scopeId;
+    long long timestamp;
+    long long latencyUsec;
+    nvmlValueType_t valueType;
+    nvmlReturn_t nvmlReturn;
+    nvmlValue_t value;
+};
+typedef struct nvmlFieldValue_st nvmlFieldValue_t;
+struct nvmlUnit_st;
+typedef struct nvmlUnit_st *nvmlUnit_t;
+struct nvmlHwbcEntry_st {
+    unsigned int hwbcId;
+    char firmwareVersion[32];
+};
+typedef struct nvmlHwbcEntry_st nvmlHwbcEntry_t;
+enum nvmlFanState_enum {
+    NVML_FAN_NORMAL = 0,
+    NVML_FAN_FAILED = 1
+};
+typedef enum nvmlFanState_enum nvmlFanState_t;
+enum nvmlLedColor_enum {
+    NVML_LED_COLOR_GREEN = 0,
+    NVML_LED_COLOR_AMBER = 1
+};
+typedef enum nvmlLedColor_enum nvmlLedColor_t;
+struct nvmlLedState_st {
+    char cause[256];
+    nvmlLedColor_t color;
+};
+typedef struct nvmlLedState_st nvmlLedState_t;
+struct nvmlUnitInfo_st {
+    char name[96];
+    char id[96];
+    char serial[96];
+    char firmwareVersion[96];
+};
+typedef struct nvmlUnitInfo_st nvmlUnitInfo_t;
+struct nvmlPSUInfo_st {
+    char state[256];
+    unsigned int current;
+    unsigned int voltage;
+    unsigned int power;
+};
+typedef struct nvmlPSUInfo_st nvmlPSUInfo_t;
+struct nvmlUnitFanInfo_st {
+    unsigned int speed;
+    nvmlFanState_t state;
+};
+typedef struct nvmlUnitFanInfo_st nvmlUnitFanInfo_t;
+struct nvmlUnitFanSpeeds_st {
+    nvmlUnitFanInfo_t fans[24];
+    unsigned int count;
+};
+typedef struct nvmlUnitFanSpeeds_st nvmlUnitFanSpeeds_t;
+struct nvmlEventSet_st;
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+struct nvmlEventData_st {
+    nvmlDevice_t device;
+    unsigned long long eventType;
+    unsigned long long eventData;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+};
+typedef struct nvmlEventData_st nvmlEventData_t;
+struct nvmlAccountingStats_st {
+    unsigned int gpuUtilization;
+    unsigned int memoryUtilization;
+    unsigned long long maxMemoryUsage;
+    unsigned long long time;
+    unsigned long long startTime;
+    unsigned int isRunning;
+    unsigned int reserved[5];
+};
+typedef struct nvmlAccountingStats_st nvmlAccountingStats_t;
+enum nvmlEncoderQueryType_enum {
+    NVML_ENCODER_QUERY_H264 = 0,
+    NVML_ENCODER_QUERY_HEVC = 1,
+    NVML_ENCODER_QUERY_AV1 = 2,
+    NVML_ENCODER_QUERY_UNKNOWN = 255
+};
+typedef enum nvmlEncoderQueryType_enum nvmlEncoderType_t;
+struct nvmlEncoderSessionInfo_st {
+    unsigned int sessionId;
+    unsigned int pid;
+    nvmlVgpuInstance_t vgpuInstance;
+    nvmlEncoderType_t codecType;
+    unsigned int hResolution;
+    unsigned int vResolution;
+    unsigned int averageFps;
+    unsigned int averageLatency;
+};
+typedef struct nvmlEncoderSessionInfo_st nvmlEncoderSessionInfo_t;
+enum nvmlFBCSessionType_enum {
+    NVML_FBC_SESSION_TYPE_UNKNOWN = 0,
+    NVML_FBC_SESSION_TYPE_TOSYS = 1,
+    NVML_FBC_SESSION_TYPE_CUDA = 2,
+    NVML_FBC_SESSION_TYPE_VID = 3,
+    NVML_FBC_SESSION_TYPE_HWENC = 4
+};
+typedef enum nvmlFBCSessionType_enum nvmlFBCSessionType_t;
+struct nvmlFBCStats_st {
+    unsigned int sessionsCount;
+    unsigned int averageFPS;
+    unsigned int averageLatency;
+};
+typedef struct nvmlFBCStats_st nvmlFBCStats_t;
+struct nvmlFBCSessionInfo_st {
+    unsigned int sessionId;
+    unsigned int pid;
+    nvmlVgpuInstance_t vgpuInstance;
+    unsigned int displayOrdinal;
+    nvmlFBCSessionType_t sessionType;
+    unsigned int sessionFlags;
+    unsigned int hMaxResolution;
+    unsigned int vMaxResolution;
+    unsigned int hResolution;
+    unsigned int vResolution;
+    unsigned int averageFPS;
+    unsigned int averageLatency;
+};
+typedef struct nvmlFBCSessionInfo_st nvmlFBCSessionInfo_t;
+enum nvmlDetachGpuState_enum {
+    NVML_DETACH_GPU_KEEP = 0,
+    NVML_DETACH_GPU_REMOVE = 1
+};
+typedef enum nvmlDetachGpuState_enum nvmlDetachGpuState_t;
+enum nvmlPcieLinkState_enum {
+    NVML_PCIE_LINK_KEEP = 0,
+    NVML_PCIE_LINK_SHUT_DOWN = 1
+};
+typedef enum nvmlPcieLinkState_enum nvmlPcieLinkState_t;
+struct nvmlConfComputeSystemCaps_st {
+    unsigned int cpuCaps;
+    unsigned int gpusCaps;
+};
+typedef struct nvmlConfComputeSystemCaps_st nvmlConfComputeSystemCaps_t;
+struct nvmlConfComputeSystemState_st {
+    unsigned int environment;
+    unsigned int ccFeature;
+    unsigned int devToolsMode;
+};
+typedef struct nvmlConfComputeSystemState_st nvmlConfComputeSystemState_t;
+typedef struct {
+    unsigned int version;
+    unsigned int environment;
+    unsigned int ccFeature;
+    unsigned int devToolsMode;
+    unsigned int multiGpuMode;
+} nvmlSystemConfComputeSettings_v1_t;
+typedef nvmlSystemConfComputeSettings_v1_t nvmlSystemConfComputeSettings_t;
+struct nvmlConfComputeMemSizeInfo_st {
+    unsigned long long protectedMemSizeKib;
+    unsigned long long unprotectedMemSizeKib;
+};
+typedef struct nvmlConfComputeMemSizeInfo_st nvmlConfComputeMemSizeInfo_t;
+struct nvmlConfComputeGpuCertificate_st {
+    unsigned int certChainSize;
+    unsigned int attestationCertChainSize;
+    unsigned char certChain[4096];
+    unsigned char attestationCertChain[5120];
+};
+typedef struct nvmlConfComputeGpuCertificate_st nvmlConfComputeGpuCertificate_t;
+struct nvmlConfComputeGpuAttestationReport_st {
+    unsigned int isCecAttestationReportPresent;
+    unsigned int attestationReportSize;
+    unsigned int cecAttestationReportSize;
+    unsigned char nonce[32];
+    unsigned char attestationReport[8192];
+    unsigned char cecAttestationReport[4096];
+};
+typedef struct nvmlConfComputeGpuAttestationReport_st nvmlConfComputeGpuAttestationReport_t;
+struct nvmlConfComputeSetKeyRotationThresholdInfo_st {
+    unsigned int version;
+    unsigned long long maxAttackerAdvantage;
+};
+typedef struct nvmlConfComputeSetKeyRotationThresholdInfo_st nvmlConfComputeSetKeyRotationThresholdInfo_v1_t;
+typedef nvmlConfComputeSetKeyRotationThresholdInfo_v1_t nvmlConfComputeSetKeyRotationThresholdInfo_t;
+struct nvmlConfComputeGetKeyRotationThresholdInfo_st {
+    unsigned int version;
+    unsigned long long attackerAdvantage;
+};
+typedef struct nvmlConfComputeGetKeyRotationThresholdInfo_st nvmlConfComputeGetKeyRotationThresholdInfo_v1_t;
+typedef nvmlConfComputeGetKeyRotationThresholdInfo_v1_t nvmlConfComputeGetKeyRotationThresholdInfo_t;
+typedef unsigned char nvmlGpuFabricState_t;
+typedef struct {
+    unsigned char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+} nvmlGpuFabricInfo_t;
+typedef struct {
+    unsigned int version;
+    unsigned char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+    unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+typedef nvmlGpuFabricInfo_v2_t nvmlGpuFabricInfoV_t;
+typedef unsigned char nvmlPowerScopeType_t;
+typedef struct {
+    unsigned int version;
+    nvmlPowerScopeType_t powerScope;
+    unsigned int powerValueMw;
+} nvmlPowerValue_v2_t;
+typedef unsigned int nvmlAffinityScope_t;
+/* enum nvmlClockLimitId_enum: every value beyond int (NVML_CLOCK_LIMIT_ID_RANGE_START = 4294967040, NVML_CLOCK_LIMIT_ID_TDP = 4294967041, NVML_CLOCK_LIMIT_ID_UNLIMITED = 4294967042), which C11 enumerators are: its typedefs are unsigned int */
+typedef unsigned int nvmlClockLimitId_t;
+struct nvmlVgpuVersion_st {
+    unsigned int minVersion;
+    unsigned int maxVersion;
+};
+typedef struct nvmlVgpuVersion_st nvmlVgpuVersion_t;
+struct nvmlVgpuMetadata_st {
+    unsigned int version;
+    unsigned int revision;
+    nvmlVgpuGuestInfoState_t guestInfoState;
+    char guestDriverVersion[80];
+    char hostDriverVersion[80];
+    unsigned int reserved[6];
+    unsigned int vgpuVirtualizationCaps;
+    unsigned int guestVgpuVersion;
+    unsigned int opaqueDataSize;
+    char opaqueData[4];
+};
+typedef struct nvmlVgpuMetadata_st nvmlVgpuMetadata_t;
+struct nvmlVgpuPgpuMetadata_st {
+    unsigned int version;
+    unsigned int revision;
+    char hostDriverVersion[80];
+    unsigned int pgpuVirtualizationCaps;
+    unsigned int reserved[5];
+    nvmlVgpuVersion_t hostSupportedVgpuRange;
+    unsigned int opaqueDataSize;
+    char opaqueData[4];
+};
+typedef struct nvmlVgpuPgpuMetadata_st nvmlVgpuPgpuMetadata_t;
+enum nvmlVgpuVmCompatibility_enum {
+    NVML_VGPU_VM_COMPATIBILITY_NONE = 0,
+    NVML_VGPU_VM_COMPATIBILITY_COLD = 1,
+    NVML_VGPU_VM_COMPATIBILITY_HIBERNATE = 2,
+    NVML_VGPU_VM_COMPATIBILITY_SLEEP = 4,
+    NVML_VGPU_VM_COMPATIBILITY_LIVE = 8
+};
+typedef enum nvmlVgpuVmCompatibility_enum nvmlVgpuVmCompatibility_t;
+enum nvmlVgpuPgpuCompatibilityLimitCode_enum {
+    NVML_VGPU_COMPATIBILITY_LIMIT_NONE = 0,
+    NVML_VGPU_COMPATIBILITY_LIMIT_HOST_DRIVER = 1,
+    NVML_VGPU_COMPATIBILITY_LIMIT_GUEST_DRIVER = 2,
+    NVML_VGPU_COMPATIBILITY_LIMIT_GPU = 4
+    /* NVML_VGPU_COMPATIBILITY_LIMIT_OTHER = 2147483648: beyond int, which C11 enumerators are: not declared here */
+};
+typedef enum nvmlVgpuPgpuCompatibilityLimitCode_enum nvmlVgpuPgpuCompatibilityLimitCode_t;
+struct nvmlVgpuPgpuCompatibility_st {
+    nvmlVgpuVmCompatibility_t vgpuVmCompatibility;
+    nvmlVgpuPgpuCompatibilityLimitCode_t compatibilityLimitCode;
+};
+typedef struct nvmlVgpuPgpuCompatibility_st nvmlVgpuPgpuCompatibility_t;
+struct nvmlExcludedDeviceInfo_st {
+    nvmlPciInfo_t pciInfo;
+    char uuid[80];
+};
+typedef struct nvmlExcludedDeviceInfo_st nvmlExcludedDeviceInfo_t;
+struct nvmlGpuInstancePlacement_st {
+    unsigned int start;
+    unsigned int size;
+};
+typedef struct nvmlGpuInstancePlacement_st nvmlGpuInstancePlacement_t;
+struct nvmlGpuInstanceProfileInfo_st {
+    unsigned int id;
+    unsigned int isP2pSupported;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int copyEngineCount;
+    unsigned int decoderCount;
+    unsigned int encoderCount;
+    unsigned int jpegCount;
+    unsigned int ofaCount;
+    unsigned long long memorySizeMB;
+};
+typedef struct nvmlGpuInstanceProfileInfo_st nvmlGpuInstanceProfileInfo_t;
+struct nvmlGpuInstanceProfileInfo_v2_st {
+    unsigned int version;
+    unsigned int id;
+    unsigned int isP2pSupported;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int copyEngineCount;
+    unsigned int decoderCount;
+    unsigned int encoderCount;
+    unsigned int jpegCount;
+    unsigned int ofaCount;
+    unsigned long long memorySizeMB;
+    char name[96];
+};
+typedef struct nvmlGpuInstanceProfileInfo_v2_st nvmlGpuInstanceProfileInfo_v2_t;
+struct nvmlGpuInstanceProfileInfo_v3_st {
+    unsigned int version;
+    unsigned int id;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int copyEngineCount;
+    unsigned int decoderCount;
+    unsigned int encoderCount;
+    unsigned int jpegCount;
+    unsigned int ofaCount;
+    unsigned long long memorySizeMB;
+    char name[96];
+    unsigned int capabilities;
+};
+typedef struct nvmlGpuInstanceProfileInfo_v3_st nvmlGpuInstanceProfileInfo_v3_t;
+struct nvmlGpuInstanceInfo_st {
+    nvmlDevice_t device;
+    unsigned int id;
+    unsigned int profileId;
+    nvmlGpuInstancePlacement_t placement;
+};
+typedef struct nvmlGpuInstanceInfo_st nvmlGpuInstanceInfo_t;
+struct nvmlGpuInstance_st;
+typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
+struct nvmlComputeInstancePlacement_st {
+    unsigned int start;
+    unsigned int size;
+};
+typedef struct nvmlComputeInstancePlacement_st nvmlComputeInstancePlacement_t;
+struct nvmlComputeInstanceProfileInfo_st {
+    unsigned int id;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+};
+typedef struct nvmlComputeInstanceProfileInfo_st nvmlComputeInstanceProfileInfo_t;
+struct nvmlComputeInstanceProfileInfo_v2_st {
+    unsigned int version;
+    unsigned int id;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+    char name[96];
+};
+typedef struct nvmlComputeInstanceProfileInfo_v2_st nvmlComputeInstanceProfileInfo_v2_t;
+struct nvmlComputeInstanceProfileInfo_v3_st {
+    unsigned int version;
+    unsigned int id;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+    char name[96];
+    unsigned int capabilities;
+};
+typedef struct nvmlComputeInstanceProfileInfo_v3_st nvmlComputeInstanceProfileInfo_v3_t;
+struct nvmlComputeInstanceInfo_st {
+    nvmlDevice_t device;
+    nvmlGpuInstance_t gpuInstance;
+    unsigned int id;
+    unsigned int profileId;
+    nvmlComputeInstancePlacement_t placement;
+};
+typedef struct nvmlComputeInstanceInfo_st nvmlComputeInstanceInfo_t;
+struct nvmlComputeInstance_st;
+typedef struct nvmlComputeInstance_st *nvmlComputeInstance_t;
+typedef enum {
+    NVML_GPM_METRIC_GRAPHICS_UTIL = 1,
+    NVML_GPM_METRIC_SM_UTIL = 2,
+    NVML_GPM_METRIC_SM_OCCUPANCY = 3,
+    NVML_GPM_METRIC_INTEGER_UTIL = 4,
+    NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5,
+    NVML_GPM_METRIC_DFMA_TENSOR_UTIL = 6,
+    NVML_GPM_METRIC_HMMA_TENSOR_UTIL = 7,
+    NVML_GPM_METRIC_IMMA_TENSOR_UTIL = 9,
+    NVML_GPM_METRIC_DRAM_BW_UTIL = 10,
+    NVML_GPM_METRIC_FP64_UTIL = 11,
+    NVML_GPM_METRIC_FP32_UTIL = 12,
+    NVML_GPM_METRIC_FP16_UTIL = 13,
+    NVML_GPM_METRIC_PCIE_TX_PER_SEC = 20,
+    NVML_GPM_METRIC_PCIE_RX_PER_SEC = 21,
+    NVML_GPM_METRIC_NVDEC_0_UTIL = 30,
+    NVML_GPM_METRIC_NVDEC_1_UTIL = 31,
+    NVML_GPM_METRIC_NVDEC_2_UTIL = 32,
+    NVML_GPM_METRIC_NVDEC_3_UTIL = 33,
+    NVML_GPM_METRIC_NVDEC_4_UTIL = 34,
+    NVML_GPM_METRIC_NVDEC_5_UTIL = 35,
+    NVML_GPM_METRIC_NVDEC_6_UTIL = 36,
+    NVML_GPM_METRIC_NVDEC_7_UTIL = 37,
+    NVML_GPM_METRIC_NVJPG_0_UTIL = 40,
+    NVML_GPM_METRIC_NVJPG_1_UTIL = 41,
+    NVML_GPM_METRIC_NVJPG_2_UTIL = 42,
+    NVML_GPM_METRIC_NVJPG_3_UTIL = 43,
+    NVML_GPM_METRIC_NVJPG_4_UTIL = 44,
+    NVML_GPM_METRIC_NVJPG_5_UTIL = 45,
+    NVML_GPM_METRIC_NVJPG_6_UTIL = 46,
+    NVML_GPM_METRIC_NVJPG_7_UTIL = 47,
+    NVML_GPM_METRIC_NVOFA_0_UTIL = 50,
+    NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60,
+    NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61,
+    NVML_GPM_METRIC_NVLINK_L0_RX_PER_SEC = 62,
+    NVML_GPM_METRIC_NVLINK_L0_TX_PER_SEC = 63,
+    NVML_GPM_METRIC_NVLINK_L1_RX_PER_SEC = 64,
+    NVML_GPM_METRIC_NVLINK_L1_TX_PER_SEC = 65,
+    NVML_GPM_METRIC_NVLINK_L2_RX_PER_SEC = 66,
+    NVML_GPM_METRIC_NVLINK_L2_TX_PER_SEC = 67,
+    NVML_GPM_METRIC_NVLINK_L3_RX_PER_SEC = 68,
+    NVML_GPM_METRIC_NVLINK_L3_TX_PER_SEC = 69,
+    NVML_GPM_METRIC_NVLINK_L4_RX_PER_SEC = 70,
+    NVML_GPM_METRIC_NVLINK_L4_TX_PER_SEC = 71,
+    NVML_GPM_METRIC_NVLINK_L5_RX_PER_SEC = 72,
+    NVML_GPM_METRIC_NVLINK_L5_TX_PER_SEC = 73,
+    NVML_GPM_METRIC_NVLINK_L6_RX_PER_SEC = 74,
+    NVML_GPM_METRIC_NVLINK_L6_TX_PER_SEC = 75,
+    NVML_GPM_METRIC_NVLINK_L7_RX_PER_SEC = 76,
+    NVML_GPM_METRIC_NVLINK_L7_TX_PER_SEC = 77,
+    NVML_GPM_METRIC_NVLINK_L8_RX_PER_SEC = 78,
+    NVML_GPM_METRIC_NVLINK_L8_TX_PER_SEC = 79,
+    NVML_GPM_METRIC_NVLINK_L9_RX_PER_SEC = 80,
+    NVML_GPM_METRIC_NVLINK_L9_TX_PER_SEC = 81,
+    NVML_GPM_METRIC_NVLINK_L10_RX_PER_SEC = 82,
+    NVML_GPM_METRIC_NVLINK_L10_TX_PER_SEC = 83,
+    NVML_GPM_METRIC_NVLINK_L11_RX_PER_SEC = 84,
+    NVML_GPM_METRIC_NVLINK_L11_TX_PER_SEC = 85,
+    NVML_GPM_METRIC_NVLINK_L12_RX_PER_SEC = 86,
+    NVML_GPM_METRIC_NVLINK_L12_TX_PER_SEC = 87,
+    NVML_GPM_METRIC_NVLINK_L13_RX_PER_SEC = 88,
+    NVML_GPM_METRIC_NVLINK_L13_TX_PER_SEC = 89,
+    NVML_GPM_METRIC_NVLINK_L14_RX_PER_SEC = 90,
+    NVML_GPM_METRIC_NVLINK_L14_TX_PER_SEC = 91,
+    NVML_GPM_METRIC_NVLINK_L15_RX_PER_SEC = 92,
+    NVML_GPM_METRIC_NVLINK_L15_TX_PER_SEC = 93,
+    NVML_GPM_METRIC_NVLINK_L16_RX_PER_SEC = 94,
+    NVML_GPM_METRIC_NVLINK_L16_TX_PER_SEC = 95,
+    NVML_GPM_METRIC_NVLINK_L17_RX_PER_SEC = 96,
+    NVML_GPM_METRIC_NVLINK_L17_TX_PER_SEC = 97,
+    NVML_GPM_METRIC_MAX = 98
+} nvmlGpmMetricId_t;
+struct nvmlGpmSample_st;
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+typedef struct {
+    unsigned int metricId;
+    nvmlReturn_t nvmlReturn;
+    double value;
+    struct { char *shortName; char *longName; char *unit; } metricInfo;
+} nvmlGpmMetric_t;
+typedef struct {
+    unsigned int version;
+    unsigned int numMetrics;
+    nvmlGpmSample_t sample1;
+    nvmlGpmSample_t sample2;
+    nvmlGpmMetric_t metrics[98];
+} nvmlGpmMetricsGet_t;
+typedef struct {
+    unsigned int version;
+    unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+struct nvmlNvLinkPowerThres_st {
+    unsigned int lowPwrThreshold;
+};
+typedef struct nvmlNvLinkPowerThres_st nvmlNvLinkPowerThres_t;
+
 
 /* cubind: libraries, error record, loader (cubind/cubind.h) */
 enum { CUBIND_ERROR_MESSAGE_MAX = 4096 };
+enum { CUBIND_GPU_NAME_MAX = 96 };
+enum { CUBIND_GPU_UUID_MAX = 96 };
+enum { CUBIND_GPU_PCI_MAX = 32 };
 enum { CUBIND_COPIES_LOAD = 1 };
 enum { CUBIND_COPIES_NO_QUERY = 2 };
 enum cubind_library {
@@ -6302,7 +7936,8 @@ enum cubind_library {
     CUBIND_LIB_NVJITLINK = 10,
     CUBIND_LIB_NCCL = 11,
     CUBIND_LIB_CUDNN = 12,
-    CUBIND_LIBRARY_COUNT = 13
+    CUBIND_LIB_NVML = 13,
+    CUBIND_LIBRARY_COUNT = 14
 };
 typedef enum cubind_library cubind_library;
 enum cubind_error_kind {
@@ -6398,6 +8033,74 @@ const char *cubind_library_name(cubind_library library);
 cubind_library cubind_library_from_name(const char *name);
 cubind_library cubind_library_from_soname(const char *soname);
 const char *cubind_version(void);
+enum cubind_fact_source {
+    CUBIND_SOURCE_NONE = 0,
+    CUBIND_SOURCE_NVML = 1,
+    CUBIND_SOURCE_DRIVER = 2,
+    CUBIND_SOURCE_KERNEL = 3
+};
+typedef enum cubind_fact_source cubind_fact_source;
+const char *cubind_fact_source_name(cubind_fact_source source);
+struct cubind_driver_info {
+    size_t size;
+    const char *release;
+    int release_major;
+    int release_minor;
+    int release_patch;
+    cubind_fact_source release_source;
+    int cuda_major;
+    int cuda_minor;
+    cubind_fact_source cuda_source;
+    int gpu_count;
+    cubind_fact_source gpu_count_source;
+    const char *nvml_error;
+    const char *driver_error;
+};
+cubind_error_kind cubind_driver_info(struct cubind_driver_info *info);
+enum cubind_mig_mode {
+    CUBIND_MIG_UNKNOWN = -1,
+    CUBIND_MIG_DISABLED = 0,
+    CUBIND_MIG_ENABLED = 1,
+    CUBIND_MIG_UNSUPPORTED = 2
+};
+typedef enum cubind_mig_mode cubind_mig_mode;
+struct cubind_gpu_info {
+    size_t size;
+    int index;
+    char name[96];
+    cubind_fact_source name_source;
+    char uuid[96];
+    cubind_fact_source uuid_source;
+    int compute_major;
+    int compute_minor;
+    cubind_fact_source compute_source;
+    unsigned long long memory_total;
+    cubind_fact_source memory_source;
+    cubind_mig_mode mig_current;
+    cubind_mig_mode mig_pending;
+    cubind_fact_source mig_source;
+    char pci_bus_id[32];
+    cubind_fact_source pci_source;
+    int nvml_index;
+};
+cubind_error_kind cubind_gpu_info(int index, struct cubind_gpu_info *info);
+cubind_error_kind cubind_gpu_count(int *count);
+enum cubind_verdict {
+    CUBIND_CHECK_OK = 0,
+    CUBIND_CHECK_WARNING = 1,
+    CUBIND_CHECK_ERROR = 2
+};
+typedef enum cubind_verdict cubind_verdict;
+struct cubind_check {
+    size_t size;
+    const char *name;
+    cubind_library library;
+    cubind_verdict verdict;
+    const char *reason;
+};
+size_t cubind_check_count(void);
+cubind_error_kind cubind_check_get(size_t index, struct cubind_check *check);
+const char *cubind_verdict_name(cubind_verdict verdict);
 struct cubind_copies;
 typedef struct cubind_copies cubind_copies;
 struct cubind_copies_options {
@@ -9252,3 +10955,330 @@ cudnnStatus_t cubind_cudnn_create_fused_ops_plan(cudnnFusedOpsPlan_t *plan, cudn
 cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan(cudnnFusedOpsPlan_t plan);
 cudnnStatus_t cubind_cudnn_make_fused_ops_plan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes);
 cudnnStatus_t cubind_cudnn_fused_ops_execute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack);
+
+/* nvml: 325 wrappers */
+nvmlReturn_t cubind_nvml_init(void);
+nvmlReturn_t cubind_nvml_init_with_flags(unsigned int flags);
+nvmlReturn_t cubind_nvml_shutdown(void);
+const char *cubind_nvml_error_string(nvmlReturn_t result);
+nvmlReturn_t cubind_nvml_system_get_driver_version(char *version, unsigned int length);
+nvmlReturn_t cubind_nvml_system_get_nvml_version(char *version, unsigned int length);
+nvmlReturn_t cubind_nvml_system_get_cuda_driver_version(int *cudaDriverVersion);
+nvmlReturn_t cubind_nvml_system_get_cuda_driver_version_v2(int *cudaDriverVersion);
+nvmlReturn_t cubind_nvml_system_get_process_name(unsigned int pid, char *name, unsigned int length);
+nvmlReturn_t cubind_nvml_system_get_hic_version(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries);
+nvmlReturn_t cubind_nvml_system_get_topology_gpu_set(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray);
+nvmlReturn_t cubind_nvml_unit_get_count(unsigned int *unitCount);
+nvmlReturn_t cubind_nvml_unit_get_handle_by_index(unsigned int index, nvmlUnit_t *unit);
+nvmlReturn_t cubind_nvml_unit_get_unit_info(nvmlUnit_t unit, nvmlUnitInfo_t *info);
+nvmlReturn_t cubind_nvml_unit_get_led_state(nvmlUnit_t unit, nvmlLedState_t *state);
+nvmlReturn_t cubind_nvml_unit_get_psu_info(nvmlUnit_t unit, nvmlPSUInfo_t *psu);
+nvmlReturn_t cubind_nvml_unit_get_temperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp);
+nvmlReturn_t cubind_nvml_unit_get_fan_speed_info(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds);
+nvmlReturn_t cubind_nvml_unit_get_devices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices);
+nvmlReturn_t cubind_nvml_device_get_count(unsigned int *deviceCount);
+nvmlReturn_t cubind_nvml_device_get_attributes(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes);
+nvmlReturn_t cubind_nvml_device_get_handle_by_index(unsigned int index, nvmlDevice_t *device);
+nvmlReturn_t cubind_nvml_device_get_handle_by_serial(const char *serial, nvmlDevice_t *device);
+nvmlReturn_t cubind_nvml_device_get_handle_by_uuid(const char *uuid, nvmlDevice_t *device);
+nvmlReturn_t cubind_nvml_device_get_handle_by_pci_bus_id(const char *pciBusId, nvmlDevice_t *device);
+nvmlReturn_t cubind_nvml_device_get_name(nvmlDevice_t device, char *name, unsigned int length);
+nvmlReturn_t cubind_nvml_device_get_brand(nvmlDevice_t device, nvmlBrandType_t *type);
+nvmlReturn_t cubind_nvml_device_get_index(nvmlDevice_t device, unsigned int *index);
+nvmlReturn_t cubind_nvml_device_get_serial(nvmlDevice_t device, char *serial, unsigned int length);
+nvmlReturn_t cubind_nvml_device_get_module_id(nvmlDevice_t device, unsigned int *moduleId);
+nvmlReturn_t cubind_nvml_device_get_c2c_mode_info_v(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo);
+nvmlReturn_t cubind_nvml_device_get_memory_affinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope);
+nvmlReturn_t cubind_nvml_device_get_cpu_affinity_within_scope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope);
+nvmlReturn_t cubind_nvml_device_get_cpu_affinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet);
+nvmlReturn_t cubind_nvml_device_set_cpu_affinity(nvmlDevice_t device);
+nvmlReturn_t cubind_nvml_device_clear_cpu_affinity(nvmlDevice_t device);
+nvmlReturn_t cubind_nvml_device_get_numa_node_id(nvmlDevice_t device, unsigned int *node);
+nvmlReturn_t cubind_nvml_device_get_topology_common_ancestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo);
+nvmlReturn_t cubind_nvml_device_get_topology_nearest_gpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray);
+nvmlReturn_t cubind_nvml_device_get_p2p_status(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus);
+nvmlReturn_t cubind_nvml_device_get_uuid(nvmlDevice_t device, char *uuid, unsigned int length);
+nvmlReturn_t cubind_nvml_device_get_minor_number(nvmlDevice_t device, unsigned int *minorNumber);
+nvmlReturn_t cubind_nvml_device_get_board_part_number(nvmlDevice_t device, char *partNumber, unsigned int length);
+nvmlReturn_t cubind_nvml_device_get_inforom_version(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length);
+nvmlReturn_t cubind_nvml_device_get_inforom_image_version(nvmlDevice_t device, char *version, unsigned int length);
+nvmlReturn_t cubind_nvml_device_get_inforom_configuration_checksum(nvmlDevice_t device, unsigned int *checksum);
+nvmlReturn_t cubind_nvml_device_validate_inforom(nvmlDevice_t device);
+nvmlReturn_t cubind_nvml_device_get_last_bbx_flush_time(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs);
+nvmlReturn_t cubind_nvml_device_get_display_mode(nvmlDevice_t device, nvmlEnableState_t *display);
+nvmlReturn_t cubind_nvml_device_get_display_active(nvmlDevice_t device, nvmlEnableState_t *isActive);
+nvmlReturn_t cubind_nvml_device_get_persistence_mode(nvmlDevice_t device, nvmlEnableState_t *mode);
+nvmlReturn_t cubind_nvml_device_get_pci_info_ext(nvmlDevice_t device, nvmlPciInfoExt_t *pci);
+nvmlReturn_t cubind_nvml_device_get_pci_info(nvmlDevice_t device, nvmlPciInfo_t *pci);
+nvmlReturn_t cubind_nvml_device_get_max_pcie_link_generation(nvmlDevice_t device, unsigned int *maxLinkGen);
+nvmlReturn_t cubind_nvml_device_get_gpu_max_pcie_link_generation(nvmlDevice_t device, unsigned int *maxLinkGenDevice);
+nvmlReturn_t cubind_nvml_device_get_max_pcie_link_width(nvmlDevice_t device, unsigned int *maxLinkWidth);
+nvmlReturn_t cubind_nvml_device_get_curr_pcie_link_generation(nvmlDevice_t device, unsigned int *currLinkGen);
+nvmlReturn_t cubind_nvml_device_get_curr_pcie_link_width(nvmlDevice_t device, unsigned int *currLinkWidth);
+nvmlReturn_t cubind_nvml_device_get_pcie_throughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value);
+nvmlReturn_t cubind_nvml_device_get_pcie_replay_counter(nvmlDevice_t device, unsigned int *value);
+nvmlReturn_t cubind_nvml_device_get_clock_info(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock);
+nvmlReturn_t cubind_nvml_device_get_max_clock_info(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock);
+nvmlReturn_t cubind_nvml_device_get_gpc_clk_vf_offset(nvmlDevice_t device, int *offset);
+nvmlReturn_t cubind_nvml_device_get_applications_clock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz);
+nvmlReturn_t cubind_nvml_device_get_default_applications_clock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz);
+nvmlReturn_t cubind_nvml_device_get_clock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz);
+nvmlReturn_t cubind_nvml_device_get_max_customer_boost_clock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz);
+nvmlReturn_t cubind_nvml_device_get_supported_memory_clocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz);
+nvmlReturn_t cubind_nvml_device_get_supported_graphics_clocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz);
+nvmlReturn_t cubind_nvml_device_get_auto_boosted_clocks_enabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled);
+nvmlReturn_t cubind_nvml_device_get_fan_speed(nvmlDevice_t device, unsigned int *speed);
+nvmlReturn_t cubind_nvml_device_get_fan_speed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed);
+nvmlReturn_t cubind_nvml_device_get_target_fan_speed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed);
+nvmlReturn_t cubind_nvml_device_get_min_max_fan_speed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed);
+nvmlReturn_t cubind_nvml_device_get_fan_control_policy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy);
+nvmlReturn_t cubind_nvml_device_get_num_fans(nvmlDevice_t device, unsigned int *numFans);
+nvmlReturn_t cubind_nvml_device_get_temperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp);
+nvmlReturn_t cubind_nvml_device_get_temperature_threshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp);
+nvmlReturn_t cubind_nvml_device_get_thermal_settings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings);
+nvmlReturn_t cubind_nvml_device_get_performance_state(nvmlDevice_t device, nvmlPstates_t *pState);
+nvmlReturn_t cubind_nvml_device_get_current_clocks_event_reasons(nvmlDevice_t device, unsigned long long *clocksEventReasons);
+nvmlReturn_t cubind_nvml_device_get_current_clocks_throttle_reasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons);
+nvmlReturn_t cubind_nvml_device_get_supported_clocks_event_reasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons);
+nvmlReturn_t cubind_nvml_device_get_supported_clocks_throttle_reasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons);
+nvmlReturn_t cubind_nvml_device_get_power_state(nvmlDevice_t device, nvmlPstates_t *pState);
+nvmlReturn_t cubind_nvml_device_get_dynamic_pstates_info(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo);
+nvmlReturn_t cubind_nvml_device_get_mem_clk_vf_offset(nvmlDevice_t device, int *offset);
+nvmlReturn_t cubind_nvml_device_get_min_max_clock_of_p_state(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz);
+nvmlReturn_t cubind_nvml_device_get_supported_performance_states(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size);
+nvmlReturn_t cubind_nvml_device_get_gpc_clk_min_max_vf_offset(nvmlDevice_t device, int *minOffset, int *maxOffset);
+nvmlReturn_t cubind_nvml_device_get_mem_clk_min_max_vf_offset(nvmlDevice_t device, int *minOffset, int *maxOffset);
+nvmlReturn_t cubind_nvml_device_get_power_management_mode(nvmlDevice_t device, nvmlEnableState_t *mode);
+nvmlReturn_t cubind_nvml_device_get_power_management_limit(nvmlDevice_t device, unsigned int *limit);
+nvmlReturn_t cubind_nvml_device_get_power_management_limit_constraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit);
+nvmlReturn_t cubind_nvml_device_get_power_management_default_limit(nvmlDevice_t device, unsigned int *defaultLimit);
+nvmlReturn_t cubind_nvml_device_get_power_usage(nvmlDevice_t device, unsigned int *power);
+nvmlReturn_t cubind_nvml_device_get_total_energy_consumption(nvmlDevice_t device, unsigned long long *energy);
+nvmlReturn_t cubind_nvml_device_get_enforced_power_limit(nvmlDevice_t device, unsigned int *limit);
+nvmlReturn_t cubind_nvml_device_get_gpu_operation_mode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending);
+nvmlReturn_t cubind_nvml_device_get_memory_info(nvmlDevice_t device, nvmlMemory_t *memory);
+nvmlReturn_t cubind_nvml_device_get_memory_info_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory);
+nvmlReturn_t cubind_nvml_device_get_compute_mode(nvmlDevice_t device, nvmlComputeMode_t *mode);
+nvmlReturn_t cubind_nvml_device_get_cuda_compute_capability(nvmlDevice_t device, int *major, int *minor);
+nvmlReturn_t cubind_nvml_device_get_ecc_mode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending);
+nvmlReturn_t cubind_nvml_device_get_default_ecc_mode(nvmlDevice_t device, nvmlEnableState_t *defaultMode);
+nvmlReturn_t cubind_nvml_device_get_board_id(nvmlDevice_t device, unsigned int *boardId);
+nvmlReturn_t cubind_nvml_device_get_multi_gpu_board(nvmlDevice_t device, unsigned int *multiGpuBool);
+nvmlReturn_t cubind_nvml_device_get_total_ecc_errors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts);
+nvmlReturn_t cubind_nvml_device_get_detailed_ecc_errors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts);
+nvmlReturn_t cubind_nvml_device_get_memory_error_counter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count);
+nvmlReturn_t cubind_nvml_device_get_utilization_rates(nvmlDevice_t device, nvmlUtilization_t *utilization);
+nvmlReturn_t cubind_nvml_device_get_encoder_utilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs);
+nvmlReturn_t cubind_nvml_device_get_encoder_capacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity);
+nvmlReturn_t cubind_nvml_device_get_encoder_stats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency);
+nvmlReturn_t cubind_nvml_device_get_encoder_sessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos);
+nvmlReturn_t cubind_nvml_device_get_decoder_utilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs);
+nvmlReturn_t cubind_nvml_device_get_jpg_utilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs);
+nvmlReturn_t cubind_nvml_device_get_ofa_utilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs);
+nvmlReturn_t cubind_nvml_device_get_fbc_stats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats);
+nvmlReturn_t cubind_nvml_device_get_fbc_sessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo);
+nvmlReturn_t cubind_nvml_device_get_driver_model(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending);
+nvmlReturn_t cubind_nvml_device_get_vbios_version(nvmlDevice_t device, char *version, unsigned int length);
+nvmlReturn_t cubind_nvml_device_get_bridge_chip_info(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy);
+nvmlReturn_t cubind_nvml_device_get_compute_running_processes(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos);
+nvmlReturn_t cubind_nvml_device_get_graphics_running_processes(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos);
+nvmlReturn_t cubind_nvml_device_get_mps_compute_running_processes(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos);
+nvmlReturn_t cubind_nvml_device_get_running_process_detail_list(nvmlDevice_t device, nvmlProcessDetailList_t *plist);
+nvmlReturn_t cubind_nvml_device_on_same_board(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard);
+nvmlReturn_t cubind_nvml_device_get_api_restriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted);
+nvmlReturn_t cubind_nvml_device_get_samples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples);
+nvmlReturn_t cubind_nvml_device_get_bar1memory_info(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory);
+nvmlReturn_t cubind_nvml_device_get_violation_status(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime);
+nvmlReturn_t cubind_nvml_device_get_irq_num(nvmlDevice_t device, unsigned int *irqNum);
+nvmlReturn_t cubind_nvml_device_get_num_gpu_cores(nvmlDevice_t device, unsigned int *numCores);
+nvmlReturn_t cubind_nvml_device_get_power_source(nvmlDevice_t device, nvmlPowerSource_t *powerSource);
+nvmlReturn_t cubind_nvml_device_get_memory_bus_width(nvmlDevice_t device, unsigned int *busWidth);
+nvmlReturn_t cubind_nvml_device_get_pcie_link_max_speed(nvmlDevice_t device, unsigned int *maxSpeed);
+nvmlReturn_t cubind_nvml_device_get_pcie_speed(nvmlDevice_t device, unsigned int *pcieSpeed);
+nvmlReturn_t cubind_nvml_device_get_adaptive_clock_info_status(nvmlDevice_t device, unsigned int *adaptiveClockStatus);
+nvmlReturn_t cubind_nvml_device_get_bus_type(nvmlDevice_t device, nvmlBusType_t *type);
+nvmlReturn_t cubind_nvml_device_get_gpu_fabric_info(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo);
+nvmlReturn_t cubind_nvml_device_get_gpu_fabric_info_v(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo);
+nvmlReturn_t cubind_nvml_system_get_conf_compute_capabilities(nvmlConfComputeSystemCaps_t *capabilities);
+nvmlReturn_t cubind_nvml_system_get_conf_compute_state(nvmlConfComputeSystemState_t *state);
+nvmlReturn_t cubind_nvml_device_get_conf_compute_mem_size_info(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo);
+nvmlReturn_t cubind_nvml_system_get_conf_compute_gpus_ready_state(unsigned int *isAcceptingWork);
+nvmlReturn_t cubind_nvml_device_get_conf_compute_protected_memory_usage(nvmlDevice_t device, nvmlMemory_t *memory);
+nvmlReturn_t cubind_nvml_device_get_conf_compute_gpu_certificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert);
+nvmlReturn_t cubind_nvml_device_get_conf_compute_gpu_attestation_report(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport);
+nvmlReturn_t cubind_nvml_system_get_conf_compute_key_rotation_threshold_info(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo);
+nvmlReturn_t cubind_nvml_system_get_conf_compute_settings(nvmlSystemConfComputeSettings_t *settings);
+nvmlReturn_t cubind_nvml_device_get_gsp_firmware_version(nvmlDevice_t device, char *version);
+nvmlReturn_t cubind_nvml_device_get_gsp_firmware_mode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode);
+nvmlReturn_t cubind_nvml_device_get_accounting_mode(nvmlDevice_t device, nvmlEnableState_t *mode);
+nvmlReturn_t cubind_nvml_device_get_accounting_stats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats);
+nvmlReturn_t cubind_nvml_device_get_accounting_pids(nvmlDevice_t device, unsigned int *count, unsigned int *pids);
+nvmlReturn_t cubind_nvml_device_get_accounting_buffer_size(nvmlDevice_t device, unsigned int *bufferSize);
+nvmlReturn_t cubind_nvml_device_get_retired_pages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses);
+nvmlReturn_t cubind_nvml_device_get_retired_pages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps);
+nvmlReturn_t cubind_nvml_device_get_retired_pages_pending_status(nvmlDevice_t device, nvmlEnableState_t *isPending);
+nvmlReturn_t cubind_nvml_device_get_remapped_rows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred);
+nvmlReturn_t cubind_nvml_device_get_row_remapper_histogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values);
+nvmlReturn_t cubind_nvml_device_get_architecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch);
+nvmlReturn_t cubind_nvml_device_get_clk_mon_status(nvmlDevice_t device, nvmlClkMonStatus_t *status);
+nvmlReturn_t cubind_nvml_device_get_process_utilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp);
+nvmlReturn_t cubind_nvml_device_get_processes_utilization_info(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo);
+nvmlReturn_t cubind_nvml_unit_set_led_state(nvmlUnit_t unit, nvmlLedColor_t color);
+nvmlReturn_t cubind_nvml_device_set_persistence_mode(nvmlDevice_t device, nvmlEnableState_t mode);
+nvmlReturn_t cubind_nvml_device_set_compute_mode(nvmlDevice_t device, nvmlComputeMode_t mode);
+nvmlReturn_t cubind_nvml_device_set_ecc_mode(nvmlDevice_t device, nvmlEnableState_t ecc);
+nvmlReturn_t cubind_nvml_device_clear_ecc_error_counts(nvmlDevice_t device, nvmlEccCounterType_t counterType);
+nvmlReturn_t cubind_nvml_device_set_driver_model(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags);
+nvmlReturn_t cubind_nvml_device_set_gpu_locked_clocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz);
+nvmlReturn_t cubind_nvml_device_reset_gpu_locked_clocks(nvmlDevice_t device);
+nvmlReturn_t cubind_nvml_device_set_memory_locked_clocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz);
+nvmlReturn_t cubind_nvml_device_reset_memory_locked_clocks(nvmlDevice_t device);
+nvmlReturn_t cubind_nvml_device_set_applications_clocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz);
+nvmlReturn_t cubind_nvml_device_reset_applications_clocks(nvmlDevice_t device);
+nvmlReturn_t cubind_nvml_device_set_auto_boosted_clocks_enabled(nvmlDevice_t device, nvmlEnableState_t enabled);
+nvmlReturn_t cubind_nvml_device_set_default_auto_boosted_clocks_enabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags);
+nvmlReturn_t cubind_nvml_device_set_default_fan_speed(nvmlDevice_t device, unsigned int fan);
+nvmlReturn_t cubind_nvml_device_set_fan_control_policy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy);
+nvmlReturn_t cubind_nvml_device_set_temperature_threshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp);
+nvmlReturn_t cubind_nvml_device_set_power_management_limit(nvmlDevice_t device, unsigned int limit);
+nvmlReturn_t cubind_nvml_device_set_gpu_operation_mode(nvmlDevice_t device, nvmlGpuOperationMode_t mode);
+nvmlReturn_t cubind_nvml_device_set_api_restriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted);
+nvmlReturn_t cubind_nvml_device_set_fan_speed(nvmlDevice_t device, unsigned int fan, unsigned int speed);
+nvmlReturn_t cubind_nvml_device_set_gpc_clk_vf_offset(nvmlDevice_t device, int offset);
+nvmlReturn_t cubind_nvml_device_set_mem_clk_vf_offset(nvmlDevice_t device, int offset);
+nvmlReturn_t cubind_nvml_device_set_conf_compute_unprotected_mem_size(nvmlDevice_t device, unsigned long long sizeKiB);
+nvmlReturn_t cubind_nvml_system_set_conf_compute_gpus_ready_state(unsigned int isAcceptingWork);
+nvmlReturn_t cubind_nvml_system_set_conf_compute_key_rotation_threshold_info(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo);
+nvmlReturn_t cubind_nvml_device_set_accounting_mode(nvmlDevice_t device, nvmlEnableState_t mode);
+nvmlReturn_t cubind_nvml_device_clear_accounting_pids(nvmlDevice_t device);
+nvmlReturn_t cubind_nvml_device_get_nv_link_state(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive);
+nvmlReturn_t cubind_nvml_device_get_nv_link_version(nvmlDevice_t device, unsigned int link, unsigned int *version);
+nvmlReturn_t cubind_nvml_device_get_nv_link_capability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult);
+nvmlReturn_t cubind_nvml_device_get_nv_link_remote_pci_info(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci);
+nvmlReturn_t cubind_nvml_device_get_nv_link_error_counter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue);
+nvmlReturn_t cubind_nvml_device_reset_nv_link_error_counters(nvmlDevice_t device, unsigned int link);
+nvmlReturn_t cubind_nvml_device_set_nv_link_utilization_control(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset);
+nvmlReturn_t cubind_nvml_device_get_nv_link_utilization_control(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control);
+nvmlReturn_t cubind_nvml_device_get_nv_link_utilization_counter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter);
+nvmlReturn_t cubind_nvml_device_freeze_nv_link_utilization_counter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze);
+nvmlReturn_t cubind_nvml_device_reset_nv_link_utilization_counter(nvmlDevice_t device, unsigned int link, unsigned int counter);
+nvmlReturn_t cubind_nvml_device_get_nv_link_remote_device_type(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType);
+nvmlReturn_t cubind_nvml_event_set_create(nvmlEventSet_t *set);
+nvmlReturn_t cubind_nvml_device_register_events(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set);
+nvmlReturn_t cubind_nvml_device_get_supported_event_types(nvmlDevice_t device, unsigned long long *eventTypes);
+nvmlReturn_t cubind_nvml_event_set_wait(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
+nvmlReturn_t cubind_nvml_event_set_free(nvmlEventSet_t set);
+nvmlReturn_t cubind_nvml_device_modify_drain_state(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState);
+nvmlReturn_t cubind_nvml_device_query_drain_state(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState);
+nvmlReturn_t cubind_nvml_device_remove_gpu(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState);
+nvmlReturn_t cubind_nvml_device_discover_gpus(nvmlPciInfo_t *pciInfo);
+nvmlReturn_t cubind_nvml_device_get_field_values(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values);
+nvmlReturn_t cubind_nvml_device_clear_field_values(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values);
+nvmlReturn_t cubind_nvml_device_get_virtualization_mode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode);
+nvmlReturn_t cubind_nvml_device_get_host_vgpu_mode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode);
+nvmlReturn_t cubind_nvml_device_set_virtualization_mode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode);
+nvmlReturn_t cubind_nvml_device_get_vgpu_heterogeneous_mode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode);
+nvmlReturn_t cubind_nvml_device_set_vgpu_heterogeneous_mode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_placement_id(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement);
+nvmlReturn_t cubind_nvml_device_get_vgpu_type_supported_placements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList);
+nvmlReturn_t cubind_nvml_device_get_vgpu_type_creatable_placements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList);
+nvmlReturn_t cubind_nvml_vgpu_type_get_gsp_heap_size(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize);
+nvmlReturn_t cubind_nvml_vgpu_type_get_fb_reservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation);
+nvmlReturn_t cubind_nvml_device_set_vgpu_capabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state);
+nvmlReturn_t cubind_nvml_device_get_grid_licensable_features(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures);
+nvmlReturn_t cubind_nvml_get_vgpu_driver_capabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult);
+nvmlReturn_t cubind_nvml_device_get_vgpu_capabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult);
+nvmlReturn_t cubind_nvml_device_get_supported_vgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds);
+nvmlReturn_t cubind_nvml_device_get_creatable_vgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds);
+nvmlReturn_t cubind_nvml_vgpu_type_get_class(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size);
+nvmlReturn_t cubind_nvml_vgpu_type_get_name(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size);
+nvmlReturn_t cubind_nvml_vgpu_type_get_gpu_instance_profile_id(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId);
+nvmlReturn_t cubind_nvml_vgpu_type_get_device_id(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID);
+nvmlReturn_t cubind_nvml_vgpu_type_get_framebuffer_size(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize);
+nvmlReturn_t cubind_nvml_vgpu_type_get_num_display_heads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads);
+nvmlReturn_t cubind_nvml_vgpu_type_get_resolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim);
+nvmlReturn_t cubind_nvml_vgpu_type_get_license(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size);
+nvmlReturn_t cubind_nvml_vgpu_type_get_frame_rate_limit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit);
+nvmlReturn_t cubind_nvml_vgpu_type_get_max_instances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount);
+nvmlReturn_t cubind_nvml_vgpu_type_get_max_instances_per_vm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm);
+nvmlReturn_t cubind_nvml_device_get_active_vgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_vm_id(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_uuid(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_vm_driver_version(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_fb_usage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_license_status(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_type(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_frame_rate_limit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_ecc_mode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_capacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity);
+nvmlReturn_t cubind_nvml_vgpu_instance_set_encoder_capacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_stats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_sessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_fbc_stats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_fbc_sessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_gpu_instance_id(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_gpu_pci_id(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length);
+nvmlReturn_t cubind_nvml_vgpu_type_get_capabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_mdev_uuid(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_metadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize);
+nvmlReturn_t cubind_nvml_device_get_vgpu_metadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize);
+nvmlReturn_t cubind_nvml_get_vgpu_compatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo);
+nvmlReturn_t cubind_nvml_device_get_pgpu_metadata_string(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize);
+nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_log(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog);
+nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_state(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState);
+nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_capabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities);
+nvmlReturn_t cubind_nvml_device_set_vgpu_scheduler_state(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState);
+nvmlReturn_t cubind_nvml_get_vgpu_version(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current);
+nvmlReturn_t cubind_nvml_set_vgpu_version(nvmlVgpuVersion_t *vgpuVersion);
+nvmlReturn_t cubind_nvml_device_get_vgpu_utilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples);
+nvmlReturn_t cubind_nvml_device_get_vgpu_instances_utilization_info(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo);
+nvmlReturn_t cubind_nvml_device_get_vgpu_process_utilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples);
+nvmlReturn_t cubind_nvml_device_get_vgpu_processes_utilization_info(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_mode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_pids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_stats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats);
+nvmlReturn_t cubind_nvml_vgpu_instance_clear_accounting_pids(nvmlVgpuInstance_t vgpuInstance);
+nvmlReturn_t cubind_nvml_vgpu_instance_get_license_info(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo);
+nvmlReturn_t cubind_nvml_get_blacklist_device_count(unsigned int *deviceCount);
+nvmlReturn_t cubind_nvml_get_blacklist_device_info_by_index(unsigned int index, nvmlExcludedDeviceInfo_t *info);
+nvmlReturn_t cubind_nvml_device_set_mig_mode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus);
+nvmlReturn_t cubind_nvml_device_get_mig_mode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode);
+nvmlReturn_t cubind_nvml_device_get_gpu_instance_profile_info(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info);
+nvmlReturn_t cubind_nvml_device_get_gpu_instance_profile_info_v(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info);
+nvmlReturn_t cubind_nvml_device_get_gpu_instance_possible_placements(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count);
+nvmlReturn_t cubind_nvml_device_get_gpu_instance_remaining_capacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count);
+nvmlReturn_t cubind_nvml_device_create_gpu_instance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance);
+nvmlReturn_t cubind_nvml_device_create_gpu_instance_with_placement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance);
+nvmlReturn_t cubind_nvml_gpu_instance_destroy(nvmlGpuInstance_t gpuInstance);
+nvmlReturn_t cubind_nvml_device_get_gpu_instances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count);
+nvmlReturn_t cubind_nvml_device_get_gpu_instance_by_id(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance);
+nvmlReturn_t cubind_nvml_gpu_instance_get_info(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info);
+nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_profile_info(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info);
+nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_profile_info_v(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info);
+nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_remaining_capacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count);
+nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_possible_placements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count);
+nvmlReturn_t cubind_nvml_gpu_instance_create_compute_instance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance);
+nvmlReturn_t cubind_nvml_gpu_instance_create_compute_instance_with_placement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance);
+nvmlReturn_t cubind_nvml_compute_instance_destroy(nvmlComputeInstance_t computeInstance);
+nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count);
+nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_by_id(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance);
+nvmlReturn_t cubind_nvml_compute_instance_get_info(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info);
+nvmlReturn_t cubind_nvml_device_is_mig_device_handle(nvmlDevice_t device, unsigned int *isMigDevice);
+nvmlReturn_t cubind_nvml_device_get_gpu_instance_id(nvmlDevice_t device, unsigned int *id);
+nvmlReturn_t cubind_nvml_device_get_compute_instance_id(nvmlDevice_t device, unsigned int *id);
+nvmlReturn_t cubind_nvml_device_get_max_mig_device_count(nvmlDevice_t device, unsigned int *count);
+nvmlReturn_t cubind_nvml_device_get_mig_device_handle_by_index(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice);
+nvmlReturn_t cubind_nvml_device_get_device_handle_from_mig_device_handle(nvmlDevice_t migDevice, nvmlDevice_t *device);
+nvmlReturn_t cubind_nvml_gpm_metrics_get(nvmlGpmMetricsGet_t *metricsGet);
+nvmlReturn_t cubind_nvml_gpm_sample_free(nvmlGpmSample_t gpmSample);
+nvmlReturn_t cubind_nvml_gpm_sample_alloc(nvmlGpmSample_t *gpmSample);
+nvmlReturn_t cubind_nvml_gpm_sample_get(nvmlDevice_t device, nvmlGpmSample_t gpmSample);
+nvmlReturn_t cubind_nvml_gpm_mig_sample_get(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample);
+nvmlReturn_t cubind_nvml_gpm_query_device_support(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport);
+nvmlReturn_t cubind_nvml_gpm_query_if_streaming_enabled(nvmlDevice_t device, unsigned int *state);
+nvmlReturn_t cubind_nvml_gpm_set_streaming_enabled(nvmlDevice_t device, unsigned int state);
+nvmlReturn_t cubind_nvml_device_set_nv_link_device_low_power_threshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info);
+nvmlReturn_t cubind_nvml_system_set_nvlink_bw_mode(unsigned int nvlinkBwMode);
+nvmlReturn_t cubind_nvml_system_get_nvlink_bw_mode(unsigned int *nvlinkBwMode);
+nvmlReturn_t cubind_nvml_device_set_power_management_limit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue);
+nvmlReturn_t cubind_nvml_device_get_sram_ecc_error_status(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status);

@@ -213,6 +213,24 @@ static int cudnn_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
+/* libnvml: nvmlSystemGetCudaDriverVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 1000, 10 */
+static int nvml_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef nvmlReturn_t (*query_fn)(int *cudaDriverVersion);
+    query_fn query = (query_fn)symbol;
+    int raw = 0;
+    long long value;
+    nvmlReturn_t result = query(&raw);
+    if (result != NVML_SUCCESS) {
+        *status = (int)result;
+        return -1;
+    }
+    value = (long long)raw;
+    version[0] = (int)(value / 1000LL);
+    version[1] = (int)(value % 1000LL / 10LL);
+    return 0;
+}
+
 int cubind__version_query(cubind_library library, cubind__fnptr query, int version[3], int *status)
 {
     switch (library) {
@@ -240,6 +258,8 @@ int cubind__version_query(cubind_library library, cubind__fnptr query, int versi
         return nccl_version(query, version, status);
     case CUBIND_LIB_CUDNN:
         return cudnn_version(query, version, status);
+    case CUBIND_LIB_NVML:
+        return nvml_version(query, version, status);
     default:
         return -1;
     }
@@ -297,6 +317,10 @@ extern const struct cubind__cudnn_symbols cubind__cudnn_symbols;
 extern cubind__slot cubind__cudnn_slots[];
 extern cubind__offset cubind__cudnn_offsets[];
 
+extern const struct cubind__nvml_symbols cubind__nvml_symbols;
+extern cubind__slot cubind__nvml_slots[];
+extern cubind__offset cubind__nvml_offsets[];
+
 /* A switch, not an array of pointers: nothing to relocate at start-up. Each table starts with
  * its header (cubind__symbol_table). */
 const cubind__symbol_table *cubind__symbols(cubind_library library)
@@ -328,6 +352,8 @@ const cubind__symbol_table *cubind__symbols(cubind_library library)
         return (const cubind__symbol_table *)&cubind__nccl_symbols;
     case CUBIND_LIB_CUDNN:
         return (const cubind__symbol_table *)&cubind__cudnn_symbols;
+    case CUBIND_LIB_NVML:
+        return (const cubind__symbol_table *)&cubind__nvml_symbols;
     default:
         return NULL;
     }
@@ -405,6 +431,11 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
             return cubind__status_error((const cubind__symbol_table *)&cubind__cudnn_symbols, index,
                                         status);
         break;
+    case CUBIND_LIB_NVML:
+        if (index < 325)
+            return cubind__status_error((const cubind__symbol_table *)&cubind__nvml_symbols, index,
+                                        status);
+        break;
     default:
         break;
     }
@@ -437,6 +468,8 @@ extern const struct cubind__nccl_releases cubind__nccl_releases;
 cubind__fnptr cubind__nccl_adapter(unsigned index, cubind__slot **target);
 extern const struct cubind__cudnn_releases cubind__cudnn_releases;
 cubind__fnptr cubind__cudnn_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__nvml_releases cubind__nvml_releases;
+cubind__fnptr cubind__nvml_adapter(unsigned index, cubind__slot **target);
 
 const cubind__release_table *cubind__release_table_of(cubind_library library)
 {
@@ -467,6 +500,8 @@ const cubind__release_table *cubind__release_table_of(cubind_library library)
         return (const cubind__release_table *)&cubind__nccl_releases;
     case CUBIND_LIB_CUDNN:
         return (const cubind__release_table *)&cubind__cudnn_releases;
+    case CUBIND_LIB_NVML:
+        return (const cubind__release_table *)&cubind__nvml_releases;
     default:
         return NULL;
     }
@@ -501,6 +536,8 @@ cubind__fnptr cubind__adapter(cubind_library library, unsigned index, cubind__sl
         return cubind__nccl_adapter(index, target);
     case CUBIND_LIB_CUDNN:
         return cubind__cudnn_adapter(index, target);
+    case CUBIND_LIB_NVML:
+        return cubind__nvml_adapter(index, target);
     default:
         *target = NULL;
         return NULL;
@@ -536,6 +573,8 @@ cubind__slot *cubind__slots(cubind_library library)
         return cubind__nccl_slots;
     case CUBIND_LIB_CUDNN:
         return cubind__cudnn_slots;
+    case CUBIND_LIB_NVML:
+        return cubind__nvml_slots;
     default:
         return NULL;
     }
@@ -570,6 +609,8 @@ cubind__offset *cubind__offsets(cubind_library library)
         return cubind__nccl_offsets;
     case CUBIND_LIB_CUDNN:
         return cubind__cudnn_offsets;
+    case CUBIND_LIB_NVML:
+        return cubind__nvml_offsets;
     default:
         return NULL;
     }
@@ -626,6 +667,11 @@ _Static_assert(sizeof "cudnn" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUDNN_PATH"
                1 <= CUBIND__SONAMES_MAX && sizeof "libcudnn.so.9" <= CUBIND__SONAME_SIZE &&
                sizeof "cudnnGetVersion" <= CUBIND__QUERY_NAME_SIZE,
                "libcudnn: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "nvml" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVML_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               1 <= CUBIND__SONAMES_MAX && sizeof "libnvidia-ml.so.1" <= CUBIND__SONAME_SIZE &&
+               sizeof "nvmlSystemGetCudaDriverVersion" <= CUBIND__QUERY_NAME_SIZE &&
+               1 <= CUBIND__REFUSED_MAX && sizeof "the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml" <= CUBIND__REASON_SIZE,
+               "libnvml: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 
 _Static_assert(CUBIND_LIBRARY_COUNT <= 64, "cubind__library_desc.coupled holds a bit per library");
 
@@ -828,4 +874,33 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .status_missing_library = CUDNN_STATUS_NOT_INITIALIZED,
         .status_missing_symbol = CUDNN_STATUS_NOT_SUPPORTED,
     },
+    {
+        .library = CUBIND_LIB_NVML,
+        .name = "nvml",
+        .file = "libnvidia-ml",
+        .env_var = "CUBIND_NVML_PATH",
+        .sonames = {"libnvidia-ml.so.1"},
+        .soname_count = 1,
+        .version_query_name = "nvmlSystemGetCudaDriverVersion",
+        .refused_statuses = {NVML_ERROR_LIBRARY_NOT_FOUND},
+        .refusal_reasons = {"the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml"},
+        .refused_count = 1,
+        .coupled = 0,
+        .serves_every_release = 0,
+        .abi_version = 13000,
+        .status_success = NVML_SUCCESS,
+        .status_missing_library = NVML_ERROR_LIBRARY_NOT_FOUND,
+        .status_missing_symbol = NVML_ERROR_FUNCTION_NOT_FOUND,
+    },
 };
+
+/* The oldest Linux GPU driver that runs each CUDA release the bindings read (generator/libraries.toml:
+ * [generator] newest_driver and each [[release]]'s driver), newest first: with every feature of the
+ * release, and through minor-version compatibility. cubind_check_count compares the driver with them. */
+const cubind__driver_minimum cubind__driver_minimums[] = {
+    {"13.0", {580, 65, 6}, {580, 65, 6}, "580.65.06", "580.65.06"},
+    {"12.4", {550, 54, 14}, {525, 60, 13}, "550.54.14", "525.60.13"},
+    {"11.8", {520, 61, 5}, {450, 80, 2}, "520.61.05", "450.80.02"},
+    {"", {0, 0, 0}, {0, 0, 0}, "", ""}
+};
+const size_t cubind__driver_minimum_count = 3;

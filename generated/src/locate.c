@@ -33,6 +33,8 @@ _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 1 <= CUBIND__WHEEL_DIRS_MAX &&
                "libnccl: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
 _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cudnn/lib" <= CUBIND__WHEEL_DIR_SIZE,
                "libcudnn: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 0 <= CUBIND__WHEEL_DIRS_MAX,
+               "libnvml: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
 _Static_assert(sizeof "cupti" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcupti.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libcupti.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libcupti.so.11.8" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_cupti/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                1 <= CUBIND__ROOT_DIRS_MAX && sizeof "extras/CUPTI/lib64" <= CUBIND__ROOT_DIR_SIZE &&
@@ -357,6 +359,17 @@ const cubind__locatable cubind__locatables[] = {
         .version_function = "cudnnGetVersion",
         .encoding = {10000, 100, 1},
         .encoding_count = 3,
+    },
+    {
+        .name = "nvml",
+        .stem = "libnvidia-ml",
+        .library = CUBIND_LIB_NVML,
+        .sonames = {"libnvidia-ml.so.1"},
+        .soname_count = 1,
+        .version_kind = CUBIND__VERSION_ENCODED,
+        .version_function = "nvmlSystemGetCudaDriverVersion",
+        .encoding = {1000, 10},
+        .encoding_count = 2,
     },
     {
         .name = "cupti",

@@ -1407,6 +1407,104 @@ const char *cubind__status_name_length(cubind_library library, int status, size_
         default:
             return NULL;
         }
+    case CUBIND_LIB_NVML:
+        switch (status) {
+        case 0:
+            *length = 12;
+            return "NVML_SUCCESS";
+        case 1:
+            *length = 24;
+            return "NVML_ERROR_UNINITIALIZED";
+        case 2:
+            *length = 27;
+            return "NVML_ERROR_INVALID_ARGUMENT";
+        case 3:
+            *length = 24;
+            return "NVML_ERROR_NOT_SUPPORTED";
+        case 4:
+            *length = 24;
+            return "NVML_ERROR_NO_PERMISSION";
+        case 5:
+            *length = 30;
+            return "NVML_ERROR_ALREADY_INITIALIZED";
+        case 6:
+            *length = 20;
+            return "NVML_ERROR_NOT_FOUND";
+        case 7:
+            *length = 28;
+            return "NVML_ERROR_INSUFFICIENT_SIZE";
+        case 8:
+            *length = 29;
+            return "NVML_ERROR_INSUFFICIENT_POWER";
+        case 9:
+            *length = 28;
+            return "NVML_ERROR_DRIVER_NOT_LOADED";
+        case 10:
+            *length = 18;
+            return "NVML_ERROR_TIMEOUT";
+        case 11:
+            *length = 20;
+            return "NVML_ERROR_IRQ_ISSUE";
+        case 12:
+            *length = 28;
+            return "NVML_ERROR_LIBRARY_NOT_FOUND";
+        case 13:
+            *length = 29;
+            return "NVML_ERROR_FUNCTION_NOT_FOUND";
+        case 14:
+            *length = 28;
+            return "NVML_ERROR_CORRUPTED_INFOROM";
+        case 15:
+            *length = 22;
+            return "NVML_ERROR_GPU_IS_LOST";
+        case 16:
+            *length = 25;
+            return "NVML_ERROR_RESET_REQUIRED";
+        case 17:
+            *length = 27;
+            return "NVML_ERROR_OPERATING_SYSTEM";
+        case 18:
+            *length = 34;
+            return "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
+        case 19:
+            *length = 17;
+            return "NVML_ERROR_IN_USE";
+        case 20:
+            *length = 17;
+            return "NVML_ERROR_MEMORY";
+        case 21:
+            *length = 18;
+            return "NVML_ERROR_NO_DATA";
+        case 22:
+            *length = 33;
+            return "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED";
+        case 23:
+            *length = 33;
+            return "NVML_ERROR_INSUFFICIENT_RESOURCES";
+        case 24:
+            *length = 29;
+            return "NVML_ERROR_FREQ_NOT_SUPPORTED";
+        case 25:
+            *length = 36;
+            return "NVML_ERROR_ARGUMENT_VERSION_MISMATCH";
+        case 26:
+            *length = 21;
+            return "NVML_ERROR_DEPRECATED";
+        case 27:
+            *length = 20;
+            return "NVML_ERROR_NOT_READY";
+        case 28:
+            *length = 24;
+            return "NVML_ERROR_GPU_NOT_FOUND";
+        case 29:
+            *length = 24;
+            return "NVML_ERROR_INVALID_STATE";
+        case 999:
+            *length = 18;
+            return "NVML_ERROR_UNKNOWN";
+        default:
+            return NULL;
+        }
     case CUBIND_LIB_NONE:
     case CUBIND_LIBRARY_COUNT:
         break;

@@ -71,6 +71,10 @@
 #include "cubind/cudnn.h"
 #define CUBIND_TEST_LIBRARY CUBIND_LIB_CUDNN
 #define CUBIND_TEST_WRAPPER cubind_cudnn_get_version
+#elif defined(CUBIND_TEST_MODULE_nvml)
+#include "cubind/nvml.h"
+#define CUBIND_TEST_LIBRARY CUBIND_LIB_NVML
+#define CUBIND_TEST_WRAPPER cubind_nvml_init
 #elif defined(CUBIND_TEST_EVERYTHING)
 #include "cubind/cubind.h"
 #define CUBIND_TEST_LIBRARY CUBIND_LIB_CUBLAS

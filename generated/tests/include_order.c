@@ -28,6 +28,7 @@
 #include <nvJitLink.h>
 #include <nccl.h>
 #include <cudnn.h>
+#include <nvml.h>
 #endif
 
 /* Each library's wrapper, NVIDIA's type and NVIDIA's function, side by side. */
@@ -57,6 +58,8 @@ int main(void)
     (void)&ncclMemAlloc;
     (void)&cubind_cudnn_get_version;
     (void)&cudnnGetVersion;
+    (void)&cubind_nvml_init;
+    (void)&nvmlInit_v2;
     /* NVIDIA's inline helpers and C++ overloads, repeated on cubind's wrappers */
 #if defined(__cplusplus)
     {

@@ -245,6 +245,23 @@ static int cudnn_missing_call(void)
     return (int)cubind_cudnn_query_runtime_error((cudnnHandle_t)(void *)scratch, (cudnnStatus_t *)(void *)scratch, (cudnnErrQueryMode_t)0, (cudnnRuntimeTag_t *)(void *)scratch);
 }
 
+/* libnvml */
+static const char *const nvml_sonames[] = { "libnvidia-ml.so.1" };
+
+static int nvml_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvml_init();
+}
+
+static int nvml_missing_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvml_init_with_flags((unsigned int)0);
+}
+
 const struct cubind_test_library cubind_test_libraries[] = {
     {
         CUBIND_LIB_CUBLAS, "cublas", "CUBIND_CUBLAS_PATH", cublas_sonames, 3,
@@ -415,6 +432,19 @@ NULL,
         0,
 "nvidia/cudnn/lib",
     },
+    {
+        CUBIND_LIB_NVML, "nvml", "CUBIND_NVML_PATH", nvml_sonames, 1,
+        NVML_ERROR_LIBRARY_NOT_FOUND, "NVML_ERROR_LIBRARY_NOT_FOUND",
+        NVML_ERROR_FUNCTION_NOT_FOUND, "NVML_ERROR_FUNCTION_NOT_FOUND",
+        "encoded", 2, 1,
+        nvml_first_call, "nvmlInit",
+        nvml_missing_call, "nvmlInitWithFlags", "nvmlInitWithFlags",
+        "12", 1, 0,
+        NULL, NULL, 0,
+        NVML_ERROR_UNINITIALIZED, "NVML_ERROR_UNINITIALIZED",
+        0,
+NULL,
+    },
 };
 
-const size_t cubind_test_library_count = 13;
+const size_t cubind_test_library_count = 14;

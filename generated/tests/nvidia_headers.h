@@ -30,5 +30,6 @@
 #include <nvJitLink.h>
 #include <nccl.h>
 #include <cudnn.h>
+#include <nvml.h>
 
 #endif /* CUBIND_TEST_NVIDIA_HEADERS_H */

@@ -50,6 +50,9 @@ size_t cubind_passthrough_nccl_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_cudnn[];
 extern const size_t cubind_passthrough_cudnn_count;
 size_t cubind_passthrough_cudnn_not_callable(void);
+extern const struct CMUnitTest cubind_passthrough_nvml[];
+extern const size_t cubind_passthrough_nvml_count;
+size_t cubind_passthrough_nvml_not_callable(void);
 
 /* X(library enum, library name, environment variable naming its library file) for every library. */
 #define CUBIND_PASSTHROUGH_GROUPS(X) \
@@ -65,6 +68,7 @@ size_t cubind_passthrough_cudnn_not_callable(void);
     X(CUBIND_LIB_NVRTC, nvrtc, "CUBIND_NVRTC_PATH") \
     X(CUBIND_LIB_NVJITLINK, nvjitlink, "CUBIND_NVJITLINK_PATH") \
     X(CUBIND_LIB_NCCL, nccl, "CUBIND_NCCL_PATH") \
-    X(CUBIND_LIB_CUDNN, cudnn, "CUBIND_CUDNN_PATH")
+    X(CUBIND_LIB_CUDNN, cudnn, "CUBIND_CUDNN_PATH") \
+    X(CUBIND_LIB_NVML, nvml, "CUBIND_NVML_PATH")
 
 #endif /* CUBIND_PASSTHROUGH_GROUPS_H */

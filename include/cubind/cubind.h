@@ -14,6 +14,7 @@
 #endif
 
 #include "cubind/core.h"
+#include "cubind/machine.h"
 #include "cubind/modules.h"
 #include "cubind/copies.h"
 

@@ -106,6 +106,9 @@ CASES = [
     ("cusparse", "cusparseConstDnMatGet", "cubind_cusparse_const_dn_mat_get"),
     ("cusparse", "cusparseHpruneCsr2csrByPercentage", "cubind_cusparse_hprune_csr2csr_by_percentage"),
     ("cusparse", "cusparseSpMMOp_createPlan", "cubind_cusparse_sp_mm_op_create_plan"),
+    ("nvml", "nvmlSystemGetDriverVersion", "cubind_nvml_system_get_driver_version"),
+    ("nvml", "nvmlDeviceGetUUID", "cubind_nvml_device_get_uuid"),
+    ("nvml", "nvmlDeviceGetCudaComputeCapability", "cubind_nvml_device_get_cuda_compute_capability"),
 ]
 
 

@@ -3,6 +3,7 @@ load real CUDA libraries of an older release through libcubind (the caller sets 
 preloads a library) and print, as one JSON object, what cubind says of them and what real calls gave.
 
 Scenarios: "census" (every library named by a CUBIND_<LIB>_PATH: its info and every function's state),
+"checks" (the census and cubind_check_count's results),
 "nvrtc" (compile a kernel to PTX), "curand" (a host generator's numbers), "preference" (cuBLASLt's
 matmul preference initialised in a buffer of the bindings' size), "preloaded" (the runtime the process
 loaded before cubind: what cubind takes)."""
@@ -36,6 +37,27 @@ def census(cubind: Cubind) -> dict:
             f = cubind.function_info(function)
             states[function] = {"state": f["state"], "symbol": f["symbol"], "reason": f["reason"]}
         out[name] = {"info": info, "functions": states}
+    return out
+
+
+class Check(C.Structure):
+    """struct cubind_check (cubind/machine.h)."""
+    _fields_ = [("size", C.c_size_t), ("name", C.c_char_p), ("library", C.c_int), ("verdict", C.c_int),
+                ("reason", C.c_char_p)]
+
+
+def checks(cubind: Cubind) -> list[dict]:
+    """cubind_check_count / cubind_check_get of what the scenario loaded: name, library, verdict, reason."""
+    lib = cubind.lib
+    lib.cubind_check_count.restype = C.c_size_t
+    lib.cubind_verdict_name.restype = C.c_char_p
+    lib.cubind_library_name.restype = C.c_char_p
+    out = []
+    for i in range(lib.cubind_check_count()):
+        check = Check(size=C.sizeof(Check))
+        if lib.cubind_check_get(C.c_size_t(i), C.byref(check)) == 0:
+            out.append({"name": check.name.decode(), "library": lib.cubind_library_name(check.library).decode(),
+                        "verdict": lib.cubind_verdict_name(check.verdict).decode(), "reason": check.reason.decode()})
     return out
 
 
@@ -110,7 +132,7 @@ def main() -> None:
     if preload:
         C.CDLL(preload, mode=C.RTLD_GLOBAL)  # a component of the process built for that release
     cubind = Cubind(libcubind)
-    result = {"census": census, "nvrtc": nvrtc, "curand": curand, "preference": preference,
+    result = {"census": census, "checks": lambda cubind: {**census(cubind), "checks": checks(cubind)}, "nvrtc": nvrtc, "curand": curand, "preference": preference,
               "preloaded": preloaded, "require": require}[scenario](cubind)
     print(json.dumps(result))
 

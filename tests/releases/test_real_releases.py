@@ -172,11 +172,17 @@ def test_coupled_libraries_from_two_releases_are_reported():
     library info of each names the other and both releases."""
     r = next(r for r in RELEASES if "cublasLt" in release_files(r))
     newest = Path(os.environ.get("CUDA_PATH", "/usr/local/cuda")) / "lib64" / CONFIG.library("cublas").sonames[0]
-    got = run("census", paths_env({"cublas": newest, "cublasLt": release_files(r)["cublasLt"]}))
+    got = run("checks", paths_env({"cublas": newest, "cublasLt": release_files(r)["cublasLt"]}))
     note = got["cublas"]["info"]["release_note"]
     assert got["cublasLt"]["info"]["release"] == r.name and note is not None
     assert f"of CUDA {r.name}" in note and f"of CUDA {got['cublas']['info']['release']}" in note
     assert got["cublasLt"]["info"]["release_note"] is not None
+    # and the checks say so, with a verdict (cubind_check_count): a warning for each, naming the release
+    coupled = {c["library"]: c for c in got["checks"] if c["name"] == "coupled-release"}
+    assert coupled["cublas"]["verdict"] == "warning" and f"of CUDA {r.name}" in coupled["cublas"]["reason"]
+    assert coupled["cublasLt"]["verdict"] == "warning"
+    driver = {c["library"]: c for c in got["checks"] if c["name"] == "driver-supports-release"}
+    assert f"is called as CUDA {r.name}" in driver["cublasLt"]["reason"]
 
 
 @pytest.mark.parametrize("release_name", [r.name for r in RELEASES])

@@ -47,6 +47,13 @@ static int set_check(struct probe *probe, const char *argument)
     return 0;
 }
 
+static int set_strict(struct probe *probe, const char *argument)
+{
+    (void)argument;
+    probe->strict = 1;
+    return 0;
+}
+
 static int set_all(struct probe *probe, const char *argument)
 {
     (void)argument;
@@ -89,6 +96,7 @@ static const struct option {
     {"--all", NULL, NULL, "also every copy of every CUDA library on the machine, bound or only located, and which is taken",
      set_all},
     {"--cuda-path", NULL, "DIR", "probe the CUDA installation DIR: searched first, its copies listed first", set_cuda_path},
+    {"--strict", NULL, NULL, "a check whose verdict is a warning makes the exit status 6, as an error does", set_strict},
     {"--check", NULL, "FILE", "can the program or library FILE run here? each cubind function and CUDA library it uses",
      set_check},
     {"--version", NULL, NULL, "print cubind-probe's and libcubind's versions and exit", set_version},
@@ -103,6 +111,7 @@ static const char *const exit_statuses[] = {
     "3  --check: FILE starts, but some cubind functions it uses cannot be called here",
     "4  --check: FILE cannot start here (a CUDA library or a cubind symbol or version it needs is missing)",
     "5  --check: FILE cannot be read as a 64-bit little-endian ELF file",
+    "6  a check's verdict is an error (with --strict, also a warning)",
 };
 
 static void usage(FILE *to)
@@ -175,6 +184,9 @@ static const struct section {
     int (*wanted)(const struct probe *probe);
 } sections[] = {
     {"libraries", REPORT, libraries_section, NULL},
+    {"driver", REPORT, driver_section, NULL},
+    {"gpus", REPORT, gpus_section, NULL},
+    {"checks", REPORT, checks_section, NULL},
     {"check", CHECK, check_section, NULL},
     {"copies", REPORT, copies_section, copies_wanted},
 };

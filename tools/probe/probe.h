@@ -24,7 +24,8 @@ enum probe_exit {
     PROBE_EXIT_CHECK_PARTLY = 3,  /* --check: FILE starts here, but some cubind functions it calls cannot be served */
     PROBE_EXIT_CHECK_CANNOT = 4,  /* --check: FILE cannot start here (a CUDA library it needs is not found, a cubind
                                      symbol or version node it needs is not in this libcubind, another machine) */
-    PROBE_EXIT_CHECK_UNREADABLE = 5 /* --check: FILE cannot be read as a 64-bit little-endian ELF file */
+    PROBE_EXIT_CHECK_UNREADABLE = 5, /* --check: FILE cannot be read as a 64-bit little-endian ELF file */
+    PROBE_EXIT_CHECKS = 6           /* a check's verdict is an error (with --strict, also a warning) */
 };
 
 /* The command line as read, and what the sections decide. */
@@ -32,6 +33,7 @@ struct probe {
     int json;          /* --json: the report as JSON (docs/probe.schema.json), else text */
     const char *check; /* --check FILE: the program or library to check, else NULL */
     int all;           /* --all: every copy of every library (copies.c) */
+    int strict;        /* --strict: a check's warning makes the exit status PROBE_EXIT_CHECKS, as an error does */
     const char *cuda_path; /* --cuda-path DIR: the CUDA installation probed, else NULL */
     int status;        /* the exit status so far (enum probe_exit) */
 };
@@ -42,6 +44,9 @@ void probe_status(struct probe *probe, int status);
 /* The sections. Each writes its text, or its JSON value (main.c writes the key before it). */
 void libraries_section(struct probe *probe); /* libraries.c: "libraries" */
 void check_section(struct probe *probe);     /* check.c: "check" (--check FILE) */
+void driver_section(struct probe *probe);    /* driver.c: "driver" (the driver: release, CUDA level) */
+void gpus_section(struct probe *probe);      /* driver.c: "gpus" (each GPU) */
+void checks_section(struct probe *probe);    /* checks.c: "checks" (does it fit together?) */
 void copies_section(struct probe *probe);    /* copies.c: "copies" (--all) */
 int copies_wanted(const struct probe *probe);
 

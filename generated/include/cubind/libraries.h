@@ -30,7 +30,8 @@ typedef enum cubind_library {
     CUBIND_LIB_NVJITLINK = 10, /* libnvJitLink.so.13, libnvJitLink.so.12; CUBIND_NVJITLINK_PATH */
     CUBIND_LIB_NCCL = 11, /* libnccl.so.2; CUBIND_NCCL_PATH */
     CUBIND_LIB_CUDNN = 12, /* libcudnn.so.9; CUBIND_CUDNN_PATH */
-    CUBIND_LIBRARY_COUNT = 13
+    CUBIND_LIB_NVML = 13, /* libnvidia-ml.so.1; CUBIND_NVML_PATH */
+    CUBIND_LIBRARY_COUNT = 14
 } cubind_library;
 
 /* Version of the cubind generator that wrote these headers, and of the CUDA headers it read. */

@@ -29,5 +29,6 @@
 #include "cubind/nvjitlink.h"
 #include "cubind/nccl.h"
 #include "cubind/cudnn.h"
+#include "cubind/nvml.h"
 
 #endif /* CUBIND_MODULES_H */

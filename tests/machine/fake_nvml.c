@@ -1,0 +1,125 @@
+/*
+ * tests/machine/fake_nvml.c - a stand-in for the driver's libnvidia-ml.so.1 (soname
+ * libnvidia-ml.so.1) for tests/test_machine.c: a driver release and one GPU, as NVML would answer
+ * them; FAKE_DRIVER_RELEASE (default 580.159.04) and FAKE_GPU_COUNT (default 1) change them.
+ * Built with -DFAKE_STUB it is the toolkit's link-time stub instead: every call answers
+ * NVML_ERROR_LIBRARY_NOT_FOUND (12), which cubind must refuse.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+enum { OK = 0, NOT_FOUND = 12, INVALID = 2 };
+
+#ifdef FAKE_STUB
+EXPORT int nvmlSystemGetCudaDriverVersion(int *version)
+{
+    (void)version;
+    return NOT_FOUND;
+}
+EXPORT int nvmlInit_v2(void)
+{
+    return NOT_FOUND;
+}
+#else
+static int device_token;
+
+static int gpus(void)
+{
+    const char *n = getenv("FAKE_GPU_COUNT");
+    return n != NULL ? atoi(n) : 1;
+}
+
+static int copy(char *out, unsigned length, const char *text)
+{
+    if (strlen(text) >= length)
+        return 7; /* NVML_ERROR_INSUFFICIENT_SIZE */
+    strcpy(out, text);
+    return OK;
+}
+
+EXPORT int nvmlSystemGetCudaDriverVersion(int *version)
+{
+    *version = 13000;
+    return OK;
+}
+EXPORT int nvmlSystemGetCudaDriverVersion_v2(int *version)
+{
+    *version = 13000;
+    return OK;
+}
+EXPORT int nvmlInitWithFlags(unsigned flags)
+{
+    (void)flags;
+    return OK;
+}
+EXPORT int nvmlSystemGetDriverVersion(char *out, unsigned length)
+{
+    const char *release = getenv("FAKE_DRIVER_RELEASE");
+    return copy(out, length, release != NULL ? release : "580.159.04");
+}
+EXPORT int nvmlDeviceGetCount_v2(unsigned *count)
+{
+    *count = (unsigned)gpus();
+    return OK;
+}
+EXPORT int nvmlDeviceGetHandleByIndex_v2(unsigned index, void **device)
+{
+    if ((int)index >= gpus())
+        return INVALID;
+    *device = &device_token;
+    return OK;
+}
+EXPORT int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **device)
+{
+    if (strcmp(bus, "0000:19:00.0") != 0 && strcmp(bus, "00000000:19:00.0") != 0)
+        return 6; /* NVML_ERROR_NOT_FOUND */
+    *device = &device_token;
+    return OK;
+}
+EXPORT int nvmlDeviceGetName(void *device, char *out, unsigned length)
+{
+    (void)device;
+    return copy(out, length, "NVIDIA H100 80GB HBM3");
+}
+EXPORT int nvmlDeviceGetUUID(void *device, char *out, unsigned length)
+{
+    (void)device;
+    return copy(out, length, "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9");
+}
+EXPORT int nvmlDeviceGetMemoryInfo(void *device, unsigned long long memory[3])
+{
+    (void)device;
+    memory[0] = 85520809984ull; /* 81559 MiB */
+    memory[1] = memory[0];
+    memory[2] = 0;
+    return OK;
+}
+EXPORT int nvmlDeviceGetCudaComputeCapability(void *device, int *major, int *minor)
+{
+    (void)device;
+    *major = 9;
+    *minor = 0;
+    return OK;
+}
+EXPORT int nvmlDeviceGetMigMode(void *device, unsigned *current, unsigned *pending)
+{
+    (void)device;
+    *current = 0;
+    *pending = 1;
+    return OK;
+}
+EXPORT int nvmlDeviceGetPciInfo_v3(void *device, char *info)
+{
+    (void)device;
+    memset(info, 0, 16 + 5 * 4 + 32);
+    strcpy(info + 16 + 5 * 4, "00000000:19:00.0");
+    return OK;
+}
+EXPORT int nvmlDeviceGetIndex(void *device, unsigned *index)
+{
+    (void)device;
+    *index = 0;
+    return OK;
+}
+#endif

@@ -1,0 +1,300 @@
+/*
+ * tests/test_machine.c - the driver and GPU facts (cubind_driver_info, cubind_gpu_info,
+ * cubind_gpu_count), "no GPU" said after a failing call's message, and the checks with a verdict
+ * (cubind_check_count, cubind_check_get), against stand-ins of NVML and the driver
+ * (tests/machine/fake_*.c), the generated mocks and no driver at all.
+ *
+ * cubind gathers the facts once per process, so each scenario runs in a child of its own, with its
+ * environment set before the first call. Environment: CUBIND_TEST_MACHINE_DIR (the stand-ins),
+ * CUBIND_TEST_MOCK_DIR (the mocks), CUBIND_TEST_RELEASE_MOCK_DIR (the mocks of CUDA 12.4).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cubind/cubind.h"
+#include "recorder.h"
+
+/* In a child: a failed check prints where and ends the child with 1. */
+#define CHECK(c)                                                                                                    \
+    do {                                                                                                            \
+        if (!(c)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, __LINE__, #c,                   \
+                    cubind_last_error()->message);                                                                  \
+            _exit(1);                                                                                               \
+        }                                                                                                           \
+    } while (0)
+
+static void path_env(const char *variable, const char *dir_variable, const char *file)
+{
+    char path[4096];
+    const char *dir = getenv(dir_variable);
+    if (dir == NULL) {
+        fprintf(stderr, "%s is not set\n", dir_variable);
+        _exit(2);
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    setenv(variable, path, 1);
+}
+
+/* Run `scenario` in a child; the test fails unless it exits 0. */
+static void in_child(void (*scenario)(void))
+{
+    int status = 0;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        scenario();
+        _exit(0);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void fake_nvml_and_driver(void)
+{
+    path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "nvml/libnvidia-ml.so.1");
+    path_env("CUBIND_DRIVER_PATH", "CUBIND_TEST_MACHINE_DIR", "cuda/libcuda.so.1");
+}
+
+/* A failing call of a mock cuBLAS: its message. */
+static const char *failing_call(void)
+{
+    cublasHandle_t handle = NULL;
+    path_env("CUBIND_CUBLAS_PATH", "CUBIND_TEST_MOCK_DIR", "libcublas.so.13");
+    cubind_mock_set_status(CUBLAS_STATUS_NOT_INITIALIZED);
+    CHECK(cubind_cublas_create(&handle) == CUBLAS_STATUS_NOT_INITIALIZED);
+    cubind_mock_set_status(0);
+    CHECK(cubind_last_error()->kind == CUBIND_ERROR_STATUS);
+    return cubind_last_error()->message;
+}
+
+static void nvml_first(void)
+{
+    struct cubind_driver_info d = {.size = sizeof d};
+    struct cubind_gpu_info g = {.size = sizeof g};
+    int count = -1;
+    fake_nvml_and_driver();
+    CHECK(cubind_driver_info(&d) == CUBIND_OK);
+    CHECK(d.size == sizeof d);
+    CHECK(d.release != NULL && strcmp(d.release, "580.159.04") == 0);
+    CHECK(d.release_major == 580 && d.release_minor == 159 && d.release_patch == 4);
+    CHECK(d.release_source == CUBIND_SOURCE_NVML);
+    CHECK(d.cuda_major == 13 && d.cuda_minor == 0 && d.cuda_source == CUBIND_SOURCE_DRIVER);
+    CHECK(d.gpu_count == 1 && d.gpu_count_source == CUBIND_SOURCE_DRIVER);
+    CHECK(d.nvml_error == NULL && d.driver_error == NULL);
+    CHECK(cubind_gpu_count(&count) == CUBIND_OK && count == 1);
+    CHECK(cubind_gpu_info(0, &g) == CUBIND_OK);
+    CHECK(g.index == 0 && g.nvml_index == 0);
+    /* NVML, asked for the driver's GPU by its PCI bus id, takes precedence */
+    CHECK(strcmp(g.name, "NVIDIA H100 80GB HBM3") == 0 && g.name_source == CUBIND_SOURCE_NVML);
+    CHECK(strcmp(g.uuid, "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9") == 0 && g.uuid_source == CUBIND_SOURCE_NVML);
+    CHECK(g.compute_major == 9 && g.compute_minor == 0 && g.compute_source == CUBIND_SOURCE_NVML);
+    CHECK(g.memory_total == 85520809984ull && g.memory_source == CUBIND_SOURCE_NVML);
+    CHECK(g.mig_current == CUBIND_MIG_DISABLED && g.mig_pending == CUBIND_MIG_ENABLED);
+    CHECK(g.mig_source == CUBIND_SOURCE_NVML);
+    CHECK(strcmp(g.pci_bus_id, "00000000:19:00.0") == 0 && g.pci_source == CUBIND_SOURCE_NVML);
+    CHECK(cubind_gpu_info(1, &g) == CUBIND_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(cubind_last_error()->message, "no GPU 1 (1 visible") != NULL);
+    /* a GPU visible: a failing call's message is the status alone */
+    CHECK(strcmp(failing_call(), "cublasCreate returned CUBLAS_STATUS_NOT_INITIALIZED (1)") == 0);
+}
+
+static void test_nvml_first(void **state)
+{
+    (void)state;
+    in_child(nvml_first);
+}
+
+static void driver_only(void)
+{
+    struct cubind_driver_info d = {.size = sizeof d};
+    struct {
+        struct cubind_gpu_info g;
+        unsigned char guard[8];
+    } small;
+    struct cubind_gpu_info g = {.size = sizeof g};
+    path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libnvidia-ml.so.1");
+    path_env("CUBIND_DRIVER_PATH", "CUBIND_TEST_MACHINE_DIR", "cuda/libcuda.so.1");
+    CHECK(cubind_driver_info(&d) == CUBIND_OK);
+    CHECK(d.nvml_error != NULL && strstr(d.nvml_error, "libnvidia-ml") != NULL);
+    CHECK(d.cuda_major == 13 && d.cuda_source == CUBIND_SOURCE_DRIVER);
+    CHECK(d.release == NULL || d.release_source == CUBIND_SOURCE_KERNEL);
+    CHECK(cubind_gpu_info(0, &g) == CUBIND_OK);
+    CHECK(strcmp(g.name, "NVIDIA H100 (driver API)") == 0 && g.name_source == CUBIND_SOURCE_DRIVER);
+    /* the driver's 16 bytes written as nvidia-smi writes a UUID */
+    CHECK(strcmp(g.uuid, "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9") == 0 && g.uuid_source == CUBIND_SOURCE_DRIVER);
+    CHECK(g.compute_major == 9 && g.compute_minor == 0 && g.compute_source == CUBIND_SOURCE_DRIVER);
+    CHECK(g.memory_total == 85520809984ull && g.memory_source == CUBIND_SOURCE_DRIVER);
+    CHECK(g.mig_current == CUBIND_MIG_UNKNOWN && g.mig_source == CUBIND_SOURCE_NONE && g.nvml_index == -1);
+    CHECK(strcmp(g.pci_bus_id, "0000:19:00.0") == 0 && g.pci_source == CUBIND_SOURCE_DRIVER);
+    /* a caller's smaller struct: no byte past its size is written */
+    memset(&small, 0xa5, sizeof small);
+    small.g.size = offsetof(struct cubind_gpu_info, uuid);
+    CHECK(cubind_gpu_info(0, &small.g) == CUBIND_OK);
+    CHECK(small.g.size == offsetof(struct cubind_gpu_info, uuid));
+    CHECK(((unsigned char *)&small.g)[offsetof(struct cubind_gpu_info, uuid)] == 0xa5 && small.guard[0] == 0xa5);
+}
+
+static void test_driver_only(void **state)
+{
+    (void)state;
+    in_child(driver_only);
+}
+
+static void no_driver(void)
+{
+    int count = -1;
+    const char *message;
+    path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libnvidia-ml.so.1");
+    path_env("CUBIND_DRIVER_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libcuda.so.1");
+    CHECK(cubind_gpu_count(&count) == CUBIND_ERROR_LIBRARY_NOT_FOUND && count == 0);
+    CHECK(cubind_last_error()->library == CUBIND_LIB_DRIVER);
+    CHECK(strncmp(cubind_last_error()->message, "cubind_gpu_count: no CUDA driver: libcuda not found; tried: ", 60) == 0);
+    message = failing_call();
+    CHECK(strncmp(message, "cublasCreate returned CUBLAS_STATUS_NOT_INITIALIZED (1): no CUDA driver: libcuda not "
+                           "found; tried: CUBIND_DRIVER_PATH=", 103) == 0);
+    CHECK(cubind_gpu_count(NULL) == CUBIND_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_no_driver(void **state)
+{
+    (void)state;
+    in_child(no_driver);
+}
+
+/* Nobody asked the driver: the kernel module's files decide (this machine's, whatever they say). */
+static void kernel_module(void)
+{
+    const char *message;
+    unsetenv("CUBIND_DRIVER_PATH");
+    message = failing_call();
+    if (access("/proc/driver/nvidia/version", F_OK) != 0)
+        CHECK(strcmp(message, "cublasCreate returned CUBLAS_STATUS_NOT_INITIALIZED (1): no CUDA driver: the NVIDIA "
+                              "kernel module is not loaded (no /proc/driver/nvidia/version)") == 0);
+    else
+        CHECK(strncmp(message, "cublasCreate returned CUBLAS_STATUS_NOT_INITIALIZED (1)", 55) == 0);
+}
+
+static void test_kernel_module(void **state)
+{
+    (void)state;
+    in_child(kernel_module);
+}
+
+static void no_gpu_visible(void)
+{
+    int count = -1;
+    const char *expected = "driver 580.159.04, no GPU visible (cuInit returned CUDA_ERROR_NO_DEVICE (100); "
+                           "CUDA_VISIBLE_DEVICES=)";
+    char whole[512];
+    fake_nvml_and_driver();
+    setenv("FAKE_GPU_COUNT", "0", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    CHECK(cubind_gpu_count(&count) == CUBIND_ERROR_STATUS && count == 0);
+    CHECK(cubind_last_error()->library == CUBIND_LIB_DRIVER && cubind_last_error()->status == 100);
+    CHECK(strcmp(cubind_last_error()->function, "cuInit") == 0);
+    snprintf(whole, sizeof whole, "cubind_gpu_count: %s", expected);
+    CHECK(strcmp(cubind_last_error()->message, whole) == 0);
+    snprintf(whole, sizeof whole, "cublasCreate returned CUBLAS_STATUS_NOT_INITIALIZED (1): %s", expected);
+    CHECK(strcmp(failing_call(), whole) == 0);
+}
+
+static void test_no_gpu_visible(void **state)
+{
+    (void)state;
+    in_child(no_gpu_visible);
+}
+
+static void stub_nvml(void)
+{
+    path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "stub/libnvidia-ml.so");
+    CHECK(cubind_load(CUBIND_LIB_NVML) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
+    CHECK(strstr(cubind_last_error()->message, "the link-time stub of NVML") != NULL);
+}
+
+static void test_stub_nvml_refused(void **state)
+{
+    (void)state;
+    in_child(stub_nvml);
+}
+
+/* The verdict of check `name` about `library`, or -1 when there is none. */
+static int verdict_of(const char *name, cubind_library library, const char **reason)
+{
+    size_t n = cubind_check_count(), i;
+    for (i = 0; i < n; ++i) {
+        struct cubind_check c = {.size = sizeof c};
+        CHECK(cubind_check_get(i, &c) == CUBIND_OK);
+        if (strcmp(c.name, name) == 0 && c.library == library) {
+            *reason = c.reason;
+            return (int)c.verdict;
+        }
+    }
+    return -1;
+}
+
+static void mixed_releases(void)
+{
+    const char *reason = NULL;
+    struct cubind_check c = {.size = sizeof c};
+    fake_nvml_and_driver();
+    setenv("FAKE_DRIVER_RELEASE", "535.54.03", 1);
+    path_env("CUBIND_CUBLAS_PATH", "CUBIND_TEST_MOCK_DIR", "libcublas.so.13");
+    path_env("CUBIND_CUBLASLT_PATH", "CUBIND_TEST_RELEASE_MOCK_DIR", "libcublasLt.so.13");
+    CHECK(cubind_check_count() == 0); /* nothing loaded yet */
+    CHECK(cubind_load(CUBIND_LIB_CUBLAS) == CUBIND_OK && cubind_load(CUBIND_LIB_CUBLASLT) == CUBIND_OK);
+    /* 535.54.03: older than 13.0's minimum, 580.65.06; 12.4 through minor-version compatibility */
+    CHECK(verdict_of("driver-supports-release", CUBIND_LIB_CUBLAS, &reason) == CUBIND_CHECK_ERROR);
+    CHECK(strstr(reason, "driver 535.54.03 is older than 580.65.06") != NULL);
+    CHECK(verdict_of("driver-supports-release", CUBIND_LIB_CUBLASLT, &reason) == CUBIND_CHECK_WARNING);
+    CHECK(strstr(reason, "minor-version compatibility (from 525.60.13)") != NULL);
+    CHECK(verdict_of("coupled-release", CUBIND_LIB_CUBLAS, &reason) == CUBIND_CHECK_WARNING);
+    CHECK(strstr(reason, "of CUDA 12.4") != NULL);
+    CHECK(verdict_of("one-release-loaded", CUBIND_LIB_CUBLAS, &reason) == CUBIND_CHECK_OK);
+    CHECK(verdict_of("driver-supports-release", CUBIND_LIB_DRIVER, &reason) == -1); /* the driver serves all */
+    CHECK(cubind_check_get(cubind_check_count(), &c) == CUBIND_ERROR_INVALID_ARGUMENT);
+    CHECK(strcmp(cubind_verdict_name(CUBIND_CHECK_WARNING), "warning") == 0);
+}
+
+static void test_mixed_releases(void **state)
+{
+    (void)state;
+    in_child(mixed_releases);
+}
+
+static void new_driver(void)
+{
+    const char *reason = NULL;
+    fake_nvml_and_driver();
+    path_env("CUBIND_CUBLASLT_PATH", "CUBIND_TEST_RELEASE_MOCK_DIR", "libcublasLt.so.13");
+    CHECK(cubind_load(CUBIND_LIB_CUBLASLT) == CUBIND_OK);
+    CHECK(verdict_of("driver-supports-release", CUBIND_LIB_CUBLASLT, &reason) == CUBIND_CHECK_OK);
+    CHECK(strstr(reason, "driver 580.159.04 is not older than 550.54.14, the minimum of CUDA 12.4") != NULL);
+}
+
+static void test_new_driver(void **state)
+{
+    (void)state;
+    in_child(new_driver);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nvml_first),     cmocka_unit_test(test_driver_only),
+        cmocka_unit_test(test_no_driver),      cmocka_unit_test(test_kernel_module),
+        cmocka_unit_test(test_no_gpu_visible), cmocka_unit_test(test_stub_nvml_refused),
+        cmocka_unit_test(test_mixed_releases), cmocka_unit_test(test_new_driver),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
