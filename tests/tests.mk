@@ -457,8 +457,13 @@ $(MOCK_DIR)/environment.txt: $(GENERATED)/build.mk
 	@mkdir -p $(dir $@)
 	printf '%s\n' $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(CUBIND_SONAME_$(l))) > $@
 
+# tests/gpu/no_gpu.c: "no GPU" said plainly, with the GPUs visible and with CUDA_VISIBLE_DEVICES empty.
+$(TEST_BUILD)/gpu/no_gpu: tests/gpu/no_gpu.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
+
 gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examples $(MOCK_DIR)/environment.txt \
-           gpu-releases
+           gpu-releases $(TEST_BUILD)/gpu/no_gpu
 
 # tests/gpu/releases.sh: tests/gpu/releases.c through cubind, and for each older release with a
 # runtime in the releases cache, built against that release's headers and linked to its libcudart

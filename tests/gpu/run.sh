@@ -50,6 +50,21 @@ step "$test_dir/test_real"
 step "$test_dir/test_gpu"
 step "$test_dir/sgemm"
 step sh "$(dirname "$0")/releases.sh" "$build"
+# The machine as the probe sees it (issue 19): every copy, with and without the Python places, its
+# JSON against the schema; the driver and GPU facts against nvidia-smi's; every library's copy
+# against cuda-pathfinder's choice (the Python on PATH has it); the NVML stub refused; no GPU said
+# plainly with CUDA_VISIBLE_DEVICES empty.
+gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')
+step sh -c "'$build/bin/cubind-probe' --all; echo \"exit status \$?\""
+step sh -c "CUBIND_SEARCH_PYTHON=1 '$build/bin/cubind-probe' --all --strict > /dev/null; echo \"CUBIND_SEARCH_PYTHON=1 --strict: exit status \$?\""
+step python3 "$(dirname "$0")/compare_smi.py" "$build/bin/cubind-probe"
+step python3 "$(dirname "$0")/pathfinder.py" "$build/bin/cubind-probe"
+nvml_stub=/usr/local/cuda/targets/x86_64-linux/lib/stubs/libnvidia-ml.so
+if [ -e "$nvml_stub" ]; then
+    step sh -c "CUBIND_NVML_PATH=$nvml_stub '$build/bin/cubind-probe' --json | python3 -c 'import json, sys; n = [l for l in json.load(sys.stdin)[\"libraries\"] if l[\"name\"] == \"nvml\"][0]; print(n[\"found\"], n[\"error\"]); sys.exit(n[\"found\"] or \"link-time stub\" not in (n[\"error\"] or \"\"))'"
+fi
+step "$test_dir/gpu/no_gpu" "$gpus"
+step env CUDA_VISIBLE_DEVICES= "$test_dir/gpu/no_gpu"
 # Each example prints one PASS/FAIL line; exit 0 only on a correct result (77: no GPU/driver).
 for example in sgemm saxpy linear_layer fft_convolution cudnn_conv allreduce_matmul allreduce_launcher; do
     step "$build/examples/$example"
