@@ -45,6 +45,8 @@ typedef struct cubind__trace_call {
     struct timespec start;
     size_t length;
     int args; /* arguments written so far */
+    const void *table;  /* the function's symbol table and its result's kind (loader/trace_log.c) */
+    const char *result;
     char line[CUBIND__TRACE_LINE_MAX];
 } cubind__trace_call;
 
@@ -52,9 +54,12 @@ typedef struct cubind__trace_call {
  * (the caller just makes the call), else 1 with the start time taken. */
 int cubind__trace_begin(cubind__trace_call *call, cubind_library library);
 
+/* The line begun with `function`'s name (before its arguments). */
+void cubind__trace_head(cubind__trace_call *call, const char *function);
+
 /* After the call: 1 when its line is wanted (`failed`: it returned a status neither success nor
- * informational; with CUBIND_TRACE=errors only those are), then the line is begun with `function`'s name. */
-int cubind__trace_wanted(cubind__trace_call *call, const char *function, int failed);
+ * informational; with CUBIND_TRACE=errors only those are). */
+int cubind__trace_wanted(int failed);
 
 /* Each argument, in order. */
 void cubind__trace_signed(cubind__trace_call *call, const char *name, long long value);

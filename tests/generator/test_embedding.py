@@ -60,5 +60,20 @@ def test_trace_description_and_arguments() -> None:
                            {"name": "x", "category": "floating", "type": "float", "canonical": "float"},
                            {"name": "c", "category": "record", "type": "float2", "canonical": "float2"}]}
     assert tracedesc.description(lib, function) == "s;pplan;un;e0:type;fx;rc;"
-    assert tracedesc.arguments(lib, function, "r") == ["(int)r", "(uintptr_t)plan", "(unsigned long long)n",
-                                                       "(long long)type", "(double)x"]
+    assert tracedesc.arguments(lib, function) == ["(uintptr_t)plan", "(unsigned long long)n", "(long long)type",
+                                                  "(double)x"]
+    assert tracedesc.result(lib, function, "r") == ["(int)r"]
+
+
+def test_trace_table_keeps_each_description_once_and_sorts_constants() -> None:
+    constants = [{"name": "B", "value": 2}, {"name": "A", "value": -1}, {"name": "HUGE", "value": 2 ** 64 - 1}]
+    plain = {"name": "g", "returns_status": False, "returns": {"category": "void", "type": "void"},
+             "params": [{"name": "n", "category": "integer", "type": "int", "canonical": "int"}]}
+    lib = LibraryModel(config.load().library("cufft"), [plain, dict(plain, name="h"), dict(plain, name="k", params=[])],
+                       [], "", [], trace_enums=[{"name": "e", "function": "trace_enum_0", "constants": constants}],
+                       trace_enum_of={"e": "trace_enum_0"})
+    table = tracedesc.table(lib)
+    assert table["unique"] == ["v;in;", "v;"]
+    assert table["of"] == [0, 0, 1]
+    assert [c["name"] for c in table["enums"][0]["constants"]] == ["A", "B"]  # by value; the unsigned 2^64-1 left out
+    assert table["constant_count"] == 2
