@@ -39,4 +39,9 @@ void cubind__census(cubind_library library, size_t *found, const char *const **m
 /* Every C API name of `library`, built on first use and kept (NULL when out of memory). */
 const char *const *cubind__all_names(cubind_library library);
 
+/* The copy is being unloaded (loader/unload.h): free what every library's state keeps (its opened
+ * description, the texts of its failures, its path, its census) and forget it; the libraries
+ * opened stay open. */
+void cubind__library_unload(void);
+
 #endif /* CUBIND_LIBRARY_H */
