@@ -27,7 +27,21 @@ def test_prefix_renames_cubind_identifiers_only() -> None:
     out = amalgamate.prefixed("x.h", SOURCE, "mylib")
     assert "int mylib_f(int my_cubind_x)" in out and "MYLIB_LIMIT" in out and "#ifndef MYLIB_X_H" in out
     assert "/* cubind_comment stays */" in out and '"cubind_string stays"' in out
-    assert '#include "cubind/platform.h"' in out  # a string, not an identifier
+    assert '#include "mylib/platform.h"' in out  # cubind's own header, under the prefix too
+    text = '#include <stdio.h>\nconst char *s = "cubind/x.h";\n'  # a string that is not an #include's: kept
+    assert amalgamate.prefixed("x.c", text, "m") == text
+
+
+def test_prefixed_tree_holds_its_own_sources_renamed() -> None:
+    files = {"build.mk": "CUBIND_LIBRARIES := cufft\n", "include/cubind/cufft.h": SOURCE,
+             "src/cufft.c": '#include "cubind/cufft.h"\nint cubind_cufft_x(void) { return 0; }\n', "ir/cufft.json": "{}"}
+    tree = amalgamate.prefixed_tree(files, "mylib")
+    assert "include/cubind/cufft.h" not in tree and "#ifndef MYLIB_X_H" in tree["include/mylib/cufft.h"]
+    assert tree["src/cufft.c"] == '#include "mylib/cufft.h"\nint mylib_cufft_x(void) { return 0; }\n'
+    assert tree["build.mk"].endswith("CUBIND_PREFIX := mylib\n") and tree["ir/cufft.json"] == "{}"
+    assert "int cubind__" not in tree["loader/internal.h"] and "mylib__resolve" in tree["loader/internal.h"]
+    assert "mylib_*;" in tree["abi/libcubind.map"] and "MYLIB_0." in tree["abi/libcubind.map"]
+    assert "include/mylib/core.h" in tree and "support/recorder.c" in tree and "support/passthrough_main.c" in tree
 
 
 def test_directives_give_targets_and_depth() -> None:
