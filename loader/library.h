@@ -17,7 +17,8 @@ enum { CUBIND__LOAD_OK = 0, CUBIND__LOAD_FAILED = -1, CUBIND__LOAD_REENTERED = -
 int cubind__valid_library(cubind_library library);
 cubind_error_kind cubind__invalid_library(const char *function, cubind_library library);
 
-/* Load `library` once (CUBIND__LOAD_*), and why it failed (valid for the life of the process). */
+/* Load `library` once (CUBIND__LOAD_*), and why it failed (valid for as long as the copy is loaded:
+ * the life of the process for libcubind.so, never unloaded; loader/unload.h). */
 int cubind__ensure_loaded(cubind_library library);
 const char *cubind__load_error(cubind_library library, int outcome);
 /* Record that `library` could not be loaded for `function` (a wrapper's name) or `api`. */
