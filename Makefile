@@ -20,7 +20,7 @@ SAN ?=
 GENERATED ?= generated
 TRACE ?= 1
 TREE_BUILD := build$(if $(filter-out generated,$(GENERATED)),/tree-$(notdir $(abspath $(GENERATED))))$(if $(filter 0,$(TRACE)),/no-trace)
-TRACE_FLAGS := $(if $(filter 0,$(TRACE)),-DCUBIND_NO_TRACE)
+TRACE_FLAGS = $(if $(filter 0,$(TRACE)),-D$(MACRO_PREFIX)_NO_TRACE)
 
 ifeq ($(SAN),)
 BUILD ?= $(TREE_BUILD)
@@ -44,17 +44,30 @@ WARNINGS := -std=c11 -Wall -Wextra -Werror -pedantic
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(WARNINGS) $(CFLAGS) $(SAN_FLAGS)
 LDFLAGS_SAN := $(SAN_FLAGS)
-INCLUDES := -Iinclude -I$(GENERATED)/include
+INCLUDES = $(if $(TREE_PREFIX),,-Iinclude) -I$(GENERATED)/include
 
 include $(GENERATED)/build.mk
 
-LIB_SOURCES := $(wildcard loader/*.c) $(wildcard $(GENERATED)/src/*.c)
+# A tree generated with a prefix (make generate API_PREFIX=mylib: CUBIND_PREFIX in its build.mk)
+# holds its own loader, headers (include/<prefix>/), test sources and version script, every
+# identifier of cubind's own renamed (docs/embedding.md): it is built from those, not the checkout's.
+TREE_PREFIX := $(CUBIND_PREFIX)
+OWN_SOURCES := $(if $(TREE_PREFIX),$(GENERATED)/)
+LOADER_DIR := $(OWN_SOURCES)loader
+HEADER_DIR := $(or $(TREE_PREFIX),cubind)
+MACRO_PREFIX := $(if $(TREE_PREFIX),$(shell echo '$(TREE_PREFIX)' | tr a-z A-Z),CUBIND)
+# The passthrough tests' own sources and the mocks' recorder.
+TEST_SUPPORT := $(if $(TREE_PREFIX),$(GENERATED)/support/,tests/)
+TEST_SUPPORT_INCLUDES := $(if $(TREE_PREFIX),-I$(GENERATED)/support,-Itests -Itests/mock)
+RECORDER_SOURCE := $(if $(TREE_PREFIX),$(GENERATED)/support/recorder.c,tests/mock/recorder.c)
+
+LIB_SOURCES := $(wildcard $(LOADER_DIR)/*.c) $(wildcard $(GENERATED)/src/*.c)
 LIB_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SOURCES))
 # The static library's: the same sources compiled for embedding (CUBIND_EMBEDDED: cubind/platform.h
 # makes the API hidden), so a shared library that links libcubind.a exports none of cubind's symbols.
 EMBEDDED_OBJECTS := $(patsubst %.c,$(BUILD)/obj-embedded/%.o,$(LIB_SOURCES))
-PUBLIC_HEADERS := $(wildcard include/cubind/*.h) $(wildcard $(GENERATED)/include/cubind/*.h)
-BUILT_HEADERS := $(addprefix $(BUILD)/include/cubind/,$(notdir $(PUBLIC_HEADERS)))
+PUBLIC_HEADERS := $(if $(TREE_PREFIX),,$(wildcard include/cubind/*.h)) $(wildcard $(GENERATED)/include/$(HEADER_DIR)/*.h)
+BUILT_HEADERS := $(addprefix $(BUILD)/include/$(HEADER_DIR)/,$(notdir $(PUBLIC_HEADERS)))
 
 # cubind's version: include/cubind/version.h is its only source.
 version_part = $(shell sed -n 's/^\#define CUBIND_VERSION_$(1) \([0-9][0-9]*\)$$/\1/p' include/cubind/version.h)
@@ -65,7 +78,7 @@ VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
 SONAME := libcubind.so.$(VERSION_MAJOR)
 REALNAME := libcubind.so.$(VERSION)
 # Only cubind_* is exported (abi/libcubind.map); abi/symbols.txt and abi/layout.txt are the baseline.
-VERSION_SCRIPT := abi/libcubind.map
+VERSION_SCRIPT := $(OWN_SOURCES)abi/libcubind.map
 # The version node of every export (abi/libcubind.map): CUBIND_0.<MINOR> while the major version is
 # 0 (a minor release may change the ABI), CUBIND_<MAJOR> from 1.0 on.
 VERSION_NODE := CUBIND_$(VERSION_MAJOR)$(if $(filter 0,$(VERSION_MAJOR)),.$(VERSION_MINOR))
@@ -80,12 +93,14 @@ PROBE := $(BUILD)/bin/cubind-probe
         check-generated probe test amalgamation \
         test-generator test-c compilers install install-strip clean
 
-all: $(LIBRARY_SO) $(LIBRARY_A) $(PROBE) $(BUILT_HEADERS)
+# (the probe is cubind's own program: a prefixed tree has none)
+all: $(LIBRARY_SO) $(LIBRARY_A) $(if $(TREE_PREFIX),,$(PROBE)) $(BUILT_HEADERS)
 
 help:
 	@echo "make                  build $(LIBRARY_SO), $(LIBRARY_A), $(PROBE), $(BUILD)/include"
 	@echo "make generate         CUDA headers ($(CUDA_PATH)) -> generated/ (IR, headers, sources, mocks, tests)"
 	@echo "make generate LIBRARIES=\"cufft cublas\" OUT=dir   only those libraries (ids kept), into dir"
+	@echo "make generate ... API_PREFIX=mylib OUT=dir   a tree whose identifiers are mylib_* (its own loader and headers)"
 	@echo "make GENERATED=dir    build (and test: make test-passthrough GENERATED=dir) another generated tree"
 	@echo "make TRACE=0          build without call tracing (CUBIND_TRACE), in $(BUILD)/no-trace"
 	@echo "make amalgamation LIBRARIES=cufft API_PREFIX=mylib OUT=dir   one .h and one .c to vendor"
@@ -123,19 +138,21 @@ fetch-release-libs:
 	@PYTHON=$(PYTHON) sh tools/fetch-cuda-releases.sh libraries
 
 # OUT: the tree to write or check (default $(GENERATED)); LIBRARIES: a subset of the configured
-# libraries (their ids kept), which a tree records (CUBIND_SELECTION in its build.mk) for checking.
+# libraries (their ids kept), which a tree records (CUBIND_SELECTION in its build.mk) for checking;
+# API_PREFIX: every identifier of cubind's own under that prefix (CUBIND_PREFIX in its build.mk).
 OUT ?= $(GENERATED)
 LIBRARIES ?= $(CUBIND_SELECTION)
+TREE_API_PREFIX = $(or $(API_PREFIX),$(CUBIND_PREFIX))
 GENERATOR_ARGS = --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \
                  $(if $(LIBRARIES),--libraries $(LIBRARIES))
 generate: deps-generator fetch-releases
-	@if [ -n "$(LIBRARIES)" ] && [ "$(abspath $(OUT))" = "$(abspath generated)" ]; then \
-	    echo "make generate: generated/ is the whole configuration; a subset (LIBRARIES=...) needs its own OUT=dir"; \
+	@if [ -n "$(LIBRARIES)$(TREE_API_PREFIX)" ] && [ "$(abspath $(OUT))" = "$(abspath generated)" ]; then \
+	    echo "make generate: generated/ is the whole configuration, unprefixed; a subset (LIBRARIES=...) or a prefix (API_PREFIX=...) needs its own OUT=dir"; \
 	    exit 1; fi
-	$(PYTHON) -m generator generate $(GENERATOR_ARGS) --out $(OUT)
+	$(PYTHON) -m generator generate $(GENERATOR_ARGS) $(if $(TREE_API_PREFIX),--prefix $(TREE_API_PREFIX)) --out $(OUT)
 
 check-generated: deps-generator fetch-releases
-	$(PYTHON) -m generator check $(GENERATOR_ARGS) --out $(OUT)
+	$(PYTHON) -m generator check $(GENERATOR_ARGS) $(if $(TREE_API_PREFIX),--prefix $(TREE_API_PREFIX)) --out $(OUT)
 
 # --- library ----------------------------------------------------------------------------------
 # TLS descriptors where the compiler has them (gcc; not clang 14): the thread-local error record
@@ -145,13 +162,13 @@ TLS_DIALECT := $(shell $(CC) -mtls-dialect=gnu2 -E -x c /dev/null > /dev/null 2>
 # lookups of generated/src/libraries.c) a table of pointers, each relocated at start-up (650 in
 # all); gcc's jump tables hold offsets. Without them clang's switches are compare trees: cold code.
 SWITCH_FLAGS := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),-fno-jump-tables)
-LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(TRACE_FLAGS) $(INCLUDES) -Iloader
-$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
+LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(TRACE_FLAGS) $(INCLUDES) -I$(LOADER_DIR)
+$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
-$(BUILD)/obj-embedded/%.o: %.c $(PUBLIC_HEADERS) $(wildcard loader/*.h)
+$(BUILD)/obj-embedded/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -DCUBIND_EMBEDDED -c $< -o $@
+	$(CC) $(LIB_CFLAGS) -D$(MACRO_PREFIX)_EMBEDDED -c $< -o $@
 
 # -Bsymbolic-functions: calls inside libcubind to its own exported functions are direct, not
 # through its PLT. Nothing links libgcc_s (loader/error.c looks the unwinder up when it first
@@ -178,10 +195,12 @@ $(LIBRARY_A): $(EMBEDDED_OBJECTS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+ifeq ($(TREE_PREFIX),)
 $(BUILD)/include/cubind/%.h: include/cubind/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
-$(BUILD)/include/cubind/%.h: $(GENERATED)/include/cubind/%.h
+endif
+$(BUILD)/include/$(HEADER_DIR)/%.h: $(GENERATED)/include/$(HEADER_DIR)/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 

@@ -1,6 +1,6 @@
 """Command line of the cubind generator.
 
-    python3 -m generator generate [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--out DIR]
+    python3 -m generator generate [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--prefix NAME] [--out DIR]
     python3 -m generator check    [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--out DIR]
     python3 -m generator amalgamate --tree DIR [--prefix NAME] --out DIR
 
@@ -9,6 +9,9 @@ generate  parse the CUDA headers (stage 1), render every output (stage 2) and
 check     regenerate in memory and compare with the tree; exit 1 on a difference.
 --libraries  only these libraries (names of generator/libraries.toml), with their pinned ids:
           a tree that builds on its own (make GENERATED=DIR), with its own mocks and tests.
+--prefix  every identifier of cubind's own as NAME_* (NAME_* and NAME__* for cubind_* and cubind__*,
+          NAME in upper case for CUBIND_*), with the loader and headers in the tree
+          (generator/amalgamate.py's renaming): two such trees link into one object.
 amalgamate  a generated tree (--tree) with the loader as NAME.h and NAME.c in --out, which
           compile alone (generator/amalgamate.py); --prefix NAME renames cubind's identifiers.
 Exit status 2 for a missing header directory, a header that fails to parse or an
@@ -33,13 +36,18 @@ from .typesel import TypeError_
 DEFAULT_CUDA = "/usr/local/cuda"
 
 
-def command_line(cuda_path: str, include_dirs: list[str], libraries: list[str] | None = None) -> str:
+def command_line(cuda_path: str, include_dirs: list[str], libraries: list[str] | None = None,
+                 prefix: str | None = None) -> str:
     """The command stamped into every file: the one that regenerates it."""
     suffix = "" if cuda_path == DEFAULT_CUDA else f" CUDA_PATH={cuda_path}"
     if include_dirs:
         suffix += f" INCLUDE_DIRS='{' '.join(include_dirs)}'"
     if libraries:
-        suffix += f" LIBRARIES='{' '.join(libraries)}' OUT=<dir>"
+        suffix += f" LIBRARIES='{' '.join(libraries)}'"
+    if prefix:
+        suffix += f" API_PREFIX={prefix}"
+    if libraries or prefix:
+        suffix += " OUT=<dir>"
     return f"make generate{suffix}"
 
 
@@ -53,11 +61,12 @@ class _Task:
 
 def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None = None,
             previous: Path | None = None, releases_cache: Path | None = None,
-            libraries: list[str] | None = None) -> dict[str, str]:
+            libraries: list[str] | None = None, prefix: str | None = None) -> dict[str, str]:
     """Every generated file, by path. `previous`: the tree generated last (its IR sizes order the
     parallel work, heaviest unit first; nothing produced depends on it). `releases_cache`: where the
     configured older releases' headers are (releases.cache_root() when None). `libraries`: a subset
-    (generator/subset.py); None or empty: every configured library."""
+    (generator/subset.py); None or empty: every configured library. `prefix`: the tree's identifiers
+    under it (amalgamate.prefixed_tree)."""
     config = config_module.load(config_path)
     extra = tuple(Path(d) for d in include_dirs or ())
     cache = releases_cache if releases_cache is not None else releases.cache_root()
@@ -92,8 +101,9 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
     if libraries:
         built = subset.select(built, libraries)
     # the selection in the configuration's order: the same files whatever order it was given in
-    return render.render_all(built, command_line(str(cuda_path), list(include_dirs or ()), list(built.selection)),
-                             cuda_path)
+    files = render.render_all(built, command_line(str(cuda_path), list(include_dirs or ()), list(built.selection),
+                                                  prefix), cuda_path)
+    return amalgamate.prefixed_tree(files, prefix) if prefix else files
 
 
 def _include_dirs(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path,
@@ -148,14 +158,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--libraries", nargs="+", default=[], metavar="NAME",
                         help="generate only these libraries (cufft cublas ...), keeping their ids")
     parser.add_argument("--tree", help="amalgamate: the generated tree (generated, or a subset's)")
-    parser.add_argument("--prefix", help="amalgamate: <prefix>_* instead of cubind_* (a C identifier)")
+    parser.add_argument("--prefix", help="generate, amalgamate: <prefix>_* instead of cubind_* (a C identifier)")
     args = parser.parse_args(argv)
+    if args.prefix is not None and not _valid_prefix(args.prefix):
+        print(f"cubind generator: error: --prefix {args.prefix!r} is not a lower-case C identifier", file=sys.stderr)
+        return 2
     if args.action == "amalgamate":
         return _amalgamate(args)
     try:
         files = produce(Path(args.cuda_path), Path(args.config), args.include_dir, previous=Path(args.out),
                         releases_cache=Path(args.releases_cache) if args.releases_cache else None,
-                        libraries=args.libraries)
+                        libraries=args.libraries, prefix=args.prefix)
     except (ParseError, parse.IRError, TypeError_, NameError_, config_module.ConfigError, ValueError) as exc:
         print(f"cubind generator: error: {exc}", file=sys.stderr)
         return 2
@@ -174,13 +187,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _valid_prefix(prefix: str) -> bool:
+    return prefix.isidentifier() and prefix.isascii() and prefix.lower() == prefix and prefix != "cubind"
+
+
 def _amalgamate(args: argparse.Namespace) -> int:
     if args.tree is None:
         print("cubind generator: error: amalgamate needs --tree DIR", file=sys.stderr)
-        return 2
-    if args.prefix is not None and not (args.prefix.isidentifier() and args.prefix.isascii()
-                                        and args.prefix.lower() == args.prefix):
-        print(f"cubind generator: error: --prefix {args.prefix!r} is not a lower-case C identifier", file=sys.stderr)
         return 2
     try:
         files = amalgamate.amalgamate(Path(args.tree), args.prefix)

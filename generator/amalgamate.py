@@ -100,9 +100,14 @@ def rename(name: str, text: str, names: dict[str, str]) -> str:
 
 
 def prefixed(name: str, text: str, prefix: str) -> str:
-    """`text` with cubind's own identifiers under `prefix` (cubind_x -> prefix_x, CUBIND_X -> PREFIX_X)."""
+    """`text` with cubind's own identifiers under `prefix` (cubind_x -> prefix_x, CUBIND_X -> PREFIX_X)
+    and its own headers too (#include "cubind/x.h" -> #include "prefix/x.h")."""
     edits = []
-    for t in _tokens(name, text):
+    tokens = _tokens(name, text)
+    for i, t in enumerate(tokens):
+        if (t.kind == ci.TokenKind.LITERAL and t.spelling.startswith('"cubind/') and i >= 2 and
+                tokens[i - 1].spelling == "include" and tokens[i - 2].spelling == "#"):
+            edits.append((t.extent.start.offset, t.extent.end.offset, f'"{prefix}/' + t.spelling[len('"cubind/'):]))
         if t.kind != ci.TokenKind.IDENTIFIER:
             continue
         if t.spelling.startswith("cubind_"):
@@ -262,3 +267,37 @@ def amalgamate(tree: Path, prefix: str | None = None) -> dict[str, str]:
         header = prefixed(f"{name}.h", header, prefix)
         source = prefixed(f"{name}.c", source, prefix)
     return {f"{name}.h": header, f"{name}.c": source}
+
+
+# What a prefixed tree holds besides the generated files (prefixed_tree): the loader, cubind's own
+# headers, the passthrough tests' own sources and the recorder of the mocks, and the version script.
+TREE_SOURCES = {
+    "loader": [(p, p.name) for p in sorted(LOADER.glob("*.[ch]"))],
+    "include/cubind": [(p, p.name) for p in sorted((INCLUDE / "cubind").glob("*.h"))],
+    "support": [(ROOT / "tests" / n, n) for n in ("passthrough_main.c", "passthrough.h")] +
+               [(ROOT / "tests" / "mock" / n, n) for n in ("recorder.c", "recorder.h")],
+    "abi": [(ROOT / "abi" / "libcubind.map", "libcubind.map")],
+}
+
+
+def prefixed_tree(files: dict[str, str], prefix: str) -> dict[str, str]:
+    """A generated tree (path -> text) whose identifiers of cubind's own are all under `prefix`, with
+    cubind's sources it needs to build and test on its own (TREE_SOURCES) under it too: every C
+    source and header, and the version script, through prefixed() (the amalgamation's renaming);
+    include/cubind/ becomes include/<prefix>/, and build.mk says CUBIND_PREFIX (the Makefile builds
+    such a tree from its own loader). Strings are left as they are, as in the amalgamation."""
+    out: dict[str, str] = {}
+    every = dict(files)
+    for folder, sources in TREE_SOURCES.items():
+        for path, name in sources:
+            every[f"{folder}/{name}"] = path.read_text()
+    for path, text in every.items():
+        if path.endswith((".c", ".h", ".map")):
+            text = prefixed(path, text, prefix)
+        if path.startswith("include/cubind/"):
+            path = f"include/{prefix}/" + path[len("include/cubind/"):]
+        out[path] = text
+    out["build.mk"] = every["build.mk"] + (f"# Every identifier of cubind's own is {prefix}_* ({prefix.upper()}_*): the tree "
+                                          f"holds its own loader and headers\n# (make generate API_PREFIX={prefix}).\n"
+                                          f"CUBIND_PREFIX := {prefix}\n")
+    return out

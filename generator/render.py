@@ -105,6 +105,8 @@ def environment() -> jinja2.Environment:
     env.filters["release_call"] = release_call
     env.globals["trace_description"] = tracedesc.description
     env.globals["trace_arguments"] = tracedesc.arguments
+    env.globals["trace_result"] = tracedesc.result
+    env.globals["trace_table"] = tracedesc.table
     return env
 
 

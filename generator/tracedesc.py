@@ -1,5 +1,6 @@
-"""Tracing: each wrapper's traced copy passes its result and arguments to the shared
-cubind__trace_log (loader/trace_log.c) with a description of their kinds, made here."""
+"""Tracing: each wrapper's slow path passes its arguments to the shared cubind__trace_args and its
+result to cubind__trace_result (loader/trace_log.c); each function's description of their kinds,
+made here, is data in its library's symbol table."""
 
 from __future__ import annotations
 
@@ -54,9 +55,39 @@ def description(lib: LibraryModel, function: dict) -> str:
     return _result_kind(lib, function) + ";" + "".join(f"{_kind(lib, p)}{p['name']};" for p in function["params"])
 
 
-def arguments(lib: LibraryModel, function: dict, result: str) -> list[str]:
-    """cubind__trace_log's variadic arguments: the result (`result` names it), then the parameters."""
-    values = _value(_result_kind(lib, function), result)
+def arguments(lib: LibraryModel, function: dict) -> list[str]:
+    """cubind__trace_args's variadic arguments: the parameters."""
+    values = []
     for p in function["params"]:
         values += _value(_kind(lib, p), p["name"])
     return values
+
+
+def result(lib: LibraryModel, function: dict, expr: str) -> list[str]:
+    """cubind__trace_result's variadic argument: the result (`expr` names it), or none."""
+    return _value(_result_kind(lib, function), expr)
+
+
+def table(lib: LibraryModel) -> dict:
+    """The library's descriptions, each once ("unique"), and each function's among them ("of");
+    the constants of each enum its descriptions name, by ascending value, as the table holds them
+    ("enums": name and constants; "first": each enum's first constant among all)."""
+    unique: list[str] = []
+    at: dict[str, int] = {}
+    of = []
+    for f in lib.functions:
+        d = description(lib, f)
+        if d not in at:
+            at[d] = len(unique)
+            unique.append(d)
+        of.append(at[d])
+    enums = []
+    first = 0
+    for e in lib.trace_enums:
+        constants = sorted((c for c in e["constants"] if -(2 ** 63) <= c["value"] < 2 ** 63), key=lambda c: c["value"])
+        values = [c["value"] for c in constants]
+        if len(set(values)) != len(values):
+            raise ValueError(f"enum {e['name']}: two constants of one value")
+        enums.append({"name": e["name"], "constants": constants, "first": first})
+        first += len(constants)
+    return {"unique": unique, "of": of, "enums": enums, "constant_count": first}

@@ -16,7 +16,7 @@
  * handler was left without returning, the hint is stale and the handler is called afresh.
  * Where the stack cannot be walked, the hint's frame address is compared with the current
  * one instead (stacks grow down on every target).
- * Layer 2: calls strbuf and no_gpu (1) and the generated tables (library names, status names).
+ * Layer 2: calls strbuf, no_gpu and unload (1) and the generated tables (library names, status names).
  */
 #define _GNU_SOURCE
 #include "error.h"
@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "unload.h"
 
 struct thread_errors {
     cubind_error record;
@@ -116,6 +117,8 @@ void cubind_set_error_handler(cubind_error_handler handler, void *user)
         for (h = handlers; h != NULL; h = h->earlier)
             if (h->fn == handler && h->user == user)
                 break;
+        if (h == NULL)
+            cubind__unload_watch(); /* before it is kept */
         if (h == NULL && (h = malloc(sizeof *h)) != NULL) {
             h->fn = handler;
             h->user = user;
@@ -129,6 +132,19 @@ void cubind_set_error_handler(cubind_error_handler handler, void *user)
     if (handler != NULL && h == NULL)
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, "cubind_set_error_handler", 0,
                              "cubind_set_error_handler: out of memory; the earlier handler stays");
+}
+
+void cubind__error_unload(void)
+{
+    struct handler *h, *earlier;
+    pthread_mutex_lock(&handler_lock);
+    atomic_store_explicit(&installed, NULL, memory_order_release);
+    for (h = handlers; h != NULL; h = earlier) {
+        earlier = h->earlier;
+        free(h);
+    }
+    handlers = NULL;
+    pthread_mutex_unlock(&handler_lock);
 }
 
 /* Copy `src` into `dst` (`size` bytes, NUL-terminated) with control characters and bytes

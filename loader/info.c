@@ -3,6 +3,7 @@
  * cubind_function_info, cubind_function_available, cubind_require_release, names, sonames and version.
  * Layer 8, above library.c (7), which it asks to load and resolve; it reads the generated tables
  * and the releases' (releases, 2), tells sonames by family (family, 2) and records errors (error, 2).
+ * Its destructor frees what the copy keeps when the copy is unloaded (unload, 1; loader/unload.h).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,9 +20,15 @@
 #include "opened.h"
 #include "releases.h"
 #include "strbuf.h"
+#include "unload.h"
+
+/* The texts of release_names, kept for as long as the copy is loaded: the releases known of each
+ * library, and those that changed a function, by the mask of them. */
+static _Atomic(char *) known_texts[CUBIND_LIBRARY_COUNT];
+static _Atomic(char *) changed_texts[CUBIND_LIBRARY_COUNT][256];
 
 /* The names of the releases of `t` whose bit (1 << index) is in `mask`, ", "-separated, newest
- * first or oldest first; built once into `*slot` and kept for the life of the process. */
+ * first or oldest first; built once into `*slot` and kept. */
 static const char *release_names(_Atomic(char *) *slot, const cubind__release_table *t, unsigned mask,
                                  int oldest_first)
 {
@@ -30,6 +37,7 @@ static const char *release_names(_Atomic(char *) *slot, const cubind__release_ta
     size_t i;
     if (text != NULL)
         return text;
+    cubind__unload_watch(); /* before it is kept */
     cubind__strbuf_printf(&buf, "%s", "");
     for (i = 0; i < t->release_count; ++i) {
         size_t r = oldest_first ? t->release_count - 1 - i : i;
@@ -48,12 +56,11 @@ static const char *release_names(_Atomic(char *) *slot, const cubind__release_ta
 /* "13.0, 12.4, 11.8": the releases the bindings know for `library`, newest first. */
 static const char *releases_known(cubind_library library)
 {
-    static _Atomic(char *) texts[CUBIND_LIBRARY_COUNT];
     const cubind__release_table *t = cubind__release_table_of(library);
-    return t == NULL ? NULL : release_names(&texts[library], t, ~0u, 0);
+    return t == NULL ? NULL : release_names(&known_texts[library], t, ~0u, 0);
 }
 
-/* Every distinct release note given out, per library (interned: handed out for the life of the process). */
+/* Every distinct release note given out, per library (interned: handed out for as long as the copy is loaded). */
 struct note {
     struct note *earlier;
     char text[];
@@ -84,6 +91,7 @@ static const char *release_note(cubind_library library)
         return NULL;
     }
     cubind__strbuf_printf(&text, ": libraries used together should come from one release");
+    cubind__unload_watch(); /* before it is kept */
     pthread_mutex_lock(&notes_lock);
     for (n = notes[library]; n != NULL && kept == NULL; n = n->earlier)
         if (strcmp(n->text, cubind__strbuf_str(&text)) == 0)
@@ -201,8 +209,7 @@ int cubind_function_available(const char *name)
  * oldest first. */
 static const char *changed_text(cubind_library library, const cubind__release_table *t, unsigned mask)
 {
-    static _Atomic(char *) texts[CUBIND_LIBRARY_COUNT][256];
-    return release_names(&texts[library][mask & 255u], t, mask, 1);
+    return release_names(&changed_texts[library][mask & 255u], t, mask, 1);
 }
 
 /* The first layout of struct cubind_function_info (up to `reason`): the least a caller may pass. */
@@ -331,3 +338,30 @@ const char *cubind_version(void)
 {
     return CUBIND_RELEASE_STRING; /* cubind/version.h */
 }
+
+/* The copy is unloaded (dlclose of the object it is part of) while the process goes on: what it
+ * keeps is freed, or it would be left behind, unreachable, once its memory is unmapped. Not at
+ * exit, when another thread may still be calling cubind (loader/unload.h). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((destructor)) static void unloaded(void)
+{
+    int library, mask;
+    if (!cubind__unloading())
+        return;
+    pthread_mutex_lock(&notes_lock);
+    for (library = 0; library < CUBIND_LIBRARY_COUNT; ++library) {
+        struct note *n = notes[library], *earlier;
+        for (; n != NULL; n = earlier) {
+            earlier = n->earlier;
+            free(n);
+        }
+        notes[library] = NULL;
+        free(atomic_exchange(&known_texts[library], NULL));
+        for (mask = 0; mask < 256; ++mask)
+            free(atomic_exchange(&changed_texts[library][mask], NULL));
+    }
+    pthread_mutex_unlock(&notes_lock);
+    cubind__library_unload();
+    cubind__error_unload();
+}
+#endif

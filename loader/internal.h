@@ -57,7 +57,25 @@ typedef struct cubind__symbol_table {
     size_t count;
     size_t strings_at; /* every name, each NUL-terminated, from the table's address */
     size_t offsets_at; /* count cubind__name_offsets into those names, from the table's address */
+    size_t trace_at;   /* what tracing reads (cubind__trace_table), from the table's address; 0: none */
 } cubind__symbol_table;
+
+/* What tracing reads of a library's functions (loader/trace_log.c), in the same read-only object
+ * as its symbol table, each part at an offset from the table's address: each function's
+ * description (loader/trace_log.h), and the constants of the enums they name, for their names.
+ * Built without tracing (CUBIND_NO_TRACE), a library has none (trace_at is 0). */
+typedef struct cubind__trace_enum_range {
+    unsigned first; /* its first constant in `values` and `value_names` */
+    unsigned count; /* its constants, by ascending value */
+} cubind__trace_enum_range;
+
+typedef struct cubind__trace_table {
+    unsigned descriptions; /* count unsigned: each function's description, an offset into the names */
+    unsigned enums;        /* enum_count cubind__trace_enum_range (the enum numbered n in descriptions: e<n>:) */
+    unsigned values;       /* every enum's constants' values (long long) */
+    unsigned value_names;  /* their names (unsigned), offsets into the names */
+    unsigned enum_count;
+} cubind__trace_table;
 
 static inline const cubind__name_offsets *cubind__name_offsets_of(const cubind__symbol_table *table,
                                                                  size_t index)

@@ -16,7 +16,7 @@
  * meanwhile acts at the thread's next cancellation point after the load. It is a plain mutex because the child must unlock it: glibc refuses to unlock
  * a recursive mutex there (its owner's thread id is not the child's), which left
  * every later load in the child blocked for ever.
- * Layer 7, the top: calls discovery (6), handle_check (3), opened (2), error (2), trace (2),
+ * Layer 7, the top: calls discovery (6), handle_check (3), opened (2), error (2), trace (2), unload (1),
  * strbuf (1) and the generated tables; called by the generated wrappers and the public API.
  */
 #define _GNU_SOURCE
@@ -41,11 +41,13 @@
 #include "releases.h"
 #include "strbuf.h"
 #include "trace.h"
+#include "unload.h"
 
 enum { STATE_UNTRIED = 0, STATE_LOADED = 1, STATE_FAILED = 2 };
 
-/* Why a load failed. Never freed: cubind_library_info hands the text out as valid for the
- * life of the process, and another thread may be formatting it when a retry fails anew.
+/* Why a load failed. Freed only when the copy is unloaded: cubind_library_info hands the text out
+ * as valid for as long as the copy is loaded, and another thread may be formatting it when a
+ * retry fails anew.
  * Interned: a text equal to one kept before is that one, so what is kept grows with the
  * number of distinct failures, not with the number of retries. */
 struct load_failure {
@@ -105,6 +107,7 @@ static void unlock(int cancel_state)
 
 static void init(void)
 {
+    cubind__unload_watch(); /* before anything is kept: everything is kept under the lock */
     pthread_atfork(lock_raw, unlock_raw, unlock_raw);
 }
 
@@ -505,4 +508,30 @@ const cubind__opened *cubind__opened_of(cubind_library library)
 int cubind__release_in_use(cubind_library library)
 {
     return states[library].release;
+}
+
+void cubind__library_unload(void)
+{
+    int library;
+    lock_raw();
+    for (library = 0; library < CUBIND_LIBRARY_COUNT; ++library) {
+        struct lib_state *s = &states[library];
+        struct load_failure *f = s->failures, *earlier;
+        for (; f != NULL; f = earlier) {
+            earlier = f->earlier;
+            free(f);
+        }
+        atomic_store_explicit(&s->failure, NULL, memory_order_relaxed);
+        s->failures = NULL;
+        cubind__opened_free(&s->lib);
+        free(s->explicit_path);
+        s->explicit_path = NULL;
+        free((void *)s->missing);
+        s->missing = NULL;
+        free((void *)s->names);
+        s->names = NULL;
+        s->census_done = 0;
+        atomic_store_explicit(&s->state, STATE_UNTRIED, memory_order_relaxed);
+    }
+    unlock_raw();
 }

@@ -1,13 +1,26 @@
 /*
  * loader/opened.c - an opened library's own symbols, told from its dependencies' by the
- * address ranges of its PT_LOAD segments (see opened.h). Layer 2: calls the dynamic loader only.
+ * address ranges of its PT_LOAD segments; its texts freed (see opened.h). Layer 2: calls the dynamic
+ * loader and libc only.
  */
 #define _GNU_SOURCE
 #include "opened.h"
 
 #include <dlfcn.h>
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
+
+void cubind__opened_free(cubind__opened *lib)
+{
+    free(lib->path);
+    free(lib->path_escaped);
+    free(lib->real_path);
+    free(lib->soname);
+    free(lib->version_source);
+    free(lib->version_text);
+    memset(lib, 0, sizeof *lib);
+}
 
 /* dl_iterate_phdr callback: the PT_LOAD segments of the object whose link map is `data`'s map. */
 static int record_segments(struct dl_phdr_info *info, size_t size, void *data)

@@ -29,6 +29,9 @@ typedef struct cubind__opened {
     } segment[16];
 } cubind__opened;
 
+/* Free the texts of `lib` (its paths, soname, version texts) and clear it; the object stays open. */
+void cubind__opened_free(cubind__opened *lib);
+
 /* Fill lib->segments and lib->segment from the loaded object whose link map is lib->map. */
 void cubind__record_segments(cubind__opened *lib);
 

@@ -167,13 +167,15 @@ static void append(cubind__trace_call *call, const char *format, ...)
     }
 }
 
-int cubind__trace_wanted(cubind__trace_call *call, const char *function, int failed)
+void cubind__trace_head(cubind__trace_call *call, const char *function)
 {
-    if (errors_only && !failed)
-        return 0;
     append(call, "cubind-trace: tid=%ld %s %s(", (long)syscall(SYS_gettid), cubind__libraries[call->library].name,
            function);
-    return 1;
+}
+
+int cubind__trace_wanted(int failed)
+{
+    return !errors_only || failed;
 }
 
 /* Before an argument: its separator and name; `name` NULL: the result follows. */

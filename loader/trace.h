@@ -22,9 +22,9 @@
 /* 0: off (configuration read); anything else: not read yet, or on. */
 extern _Atomic int cubind__trace_state;
 
-/* CUBIND_NO_TRACE (make TRACE=0): a build without tracing. Every wrapper's traced path is then
- * unreachable and the compiler drops it (the full library stripped: 3.05 MB -> 1.70 MB, `make
- * bench-size`), and CUBIND_TRACE is ignored, with one line on stderr saying so. */
+/* CUBIND_NO_TRACE (make TRACE=0): a build without tracing. No wrapper's slow path calls the traced
+ * path (loader/trace_log.h) and the tables hold no descriptions (the full library stripped: 1.92 MB
+ * -> 1.60 MB, `make bench-size`), and CUBIND_TRACE is ignored, with one line on stderr saying so. */
 static inline int cubind__tracing(void)
 {
 #if defined(CUBIND_NO_TRACE)
@@ -45,6 +45,8 @@ typedef struct cubind__trace_call {
     struct timespec start;
     size_t length;
     int args; /* arguments written so far */
+    const void *table;  /* the function's symbol table and its result's kind (loader/trace_log.c) */
+    const char *result;
     char line[CUBIND__TRACE_LINE_MAX];
 } cubind__trace_call;
 
@@ -52,9 +54,12 @@ typedef struct cubind__trace_call {
  * (the caller just makes the call), else 1 with the start time taken. */
 int cubind__trace_begin(cubind__trace_call *call, cubind_library library);
 
+/* The line begun with `function`'s name (before its arguments). */
+void cubind__trace_head(cubind__trace_call *call, const char *function);
+
 /* After the call: 1 when its line is wanted (`failed`: it returned a status neither success nor
- * informational; with CUBIND_TRACE=errors only those are), then the line is begun with `function`'s name. */
-int cubind__trace_wanted(cubind__trace_call *call, const char *function, int failed);
+ * informational; with CUBIND_TRACE=errors only those are). */
+int cubind__trace_wanted(int failed);
 
 /* Each argument, in order. */
 void cubind__trace_signed(cubind__trace_call *call, const char *name, long long value);

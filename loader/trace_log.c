@@ -1,11 +1,15 @@
 /*
- * loader/trace_log.c - a traced call's line from its description (see trace_log.h).
- * Layer 3: calls trace (2); called by the generated wrappers' traced copies.
+ * loader/trace_log.c - a traced call's line from its function's description (see trace_log.h).
+ * Layer 3: calls trace (2) and the generated tables (symbol tables, status names); called by the
+ * generated wrappers' slow paths.
  */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "trace_log.h"
 
@@ -23,6 +27,37 @@ typedef struct traced_value {
         double f;
     } as;
 } traced_value;
+
+static const cubind__trace_table *trace_table(const cubind__symbol_table *table)
+{
+    return table->trace_at != 0 ? (const cubind__trace_table *)((const char *)table + table->trace_at) : NULL;
+}
+
+const char *cubind__trace_enum_name(const cubind__symbol_table *table, unsigned which, long long value)
+{
+    const cubind__trace_table *t = trace_table(table);
+    const cubind__trace_enum_range *e;
+    const long long *values;
+    const unsigned *names;
+    size_t low, high;
+    if (t == NULL || which >= t->enum_count)
+        return NULL;
+    e = (const cubind__trace_enum_range *)((const char *)table + t->enums) + which;
+    values = (const long long *)((const char *)table + t->values) + e->first;
+    names = (const unsigned *)((const char *)table + t->value_names) + e->first;
+    low = 0;
+    high = e->count;
+    while (low < high) { /* ascending values */
+        size_t middle = low + (high - low) / 2;
+        if (values[middle] == value)
+            return (const char *)table + table->strings_at + names[middle];
+        if (values[middle] < value)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return NULL;
+}
 
 /* The kind at `*p` (and an enum's number), `*p` moved past it. */
 static traced_value kind_at(const char **p)
@@ -61,7 +96,7 @@ static void read_value(traced_value *v, va_list *ap)
     }
 }
 
-static void write_value(cubind__trace_call *call, const char *name, const traced_value *v, cubind__trace_lookup lookup)
+static void write_value(cubind__trace_call *call, const char *name, const traced_value *v)
 {
     switch (v->kind) {
     case 'i':
@@ -77,7 +112,7 @@ static void write_value(cubind__trace_call *call, const char *name, const traced
         cubind__trace_floating(call, name, v->as.f);
         break;
     case 'e':
-        cubind__trace_enum(call, name, lookup != NULL ? lookup(v->which, v->as.i) : NULL, v->as.i);
+        cubind__trace_enum(call, name, cubind__trace_enum_name(call->table, v->which, v->as.i), v->as.i);
         break;
     case 's':
         cubind__trace_status(call, (int)v->as.i);
@@ -90,17 +125,19 @@ static void write_value(cubind__trace_call *call, const char *name, const traced
     }
 }
 
-void cubind__trace_log(cubind__trace_call *call, const cubind__symbol_table *table, size_t index, int failed,
-                       cubind__trace_lookup lookup, const char *description, ...)
+/* The line begun: the function's name, then each parameter as `description` says, read from `ap`. */
+static int trace_arguments(cubind__trace_call *call, const cubind__symbol_table *table, size_t index,
+                           const char *description, va_list *ap)
 {
     const char *p = description;
-    traced_value result;
-    va_list ap;
-    if (!cubind__trace_wanted(call, cubind__function_name(table, index), failed))
-        return;
-    va_start(ap, description);
-    result = kind_at(&p);
-    read_value(&result, &ap);
+    int saved_errno = errno;
+    call->table = NULL; /* cubind__trace_result: not traced */
+    if (!cubind__trace_begin(call, table->library))
+        return 0;
+    call->table = table;
+    call->result = p;
+    cubind__trace_head(call, cubind__function_name(table, index));
+    kind_at(&p); /* the result's, read after the call */
     if (*p == ';')
         p++;
     while (*p != '\0') {
@@ -109,10 +146,63 @@ void cubind__trace_log(cubind__trace_call *call, const cubind__symbol_table *tab
         size_t n = strcspn(p, ";");
         snprintf(name, sizeof name, "%.*s", (int)n, p);
         p += n + (p[n] == ';');
-        read_value(&v, &ap);
-        write_value(call, name, &v, lookup);
+        read_value(&v, ap);
+        write_value(call, name, &v);
     }
+    clock_gettime(CLOCK_MONOTONIC, &call->start); /* the call's time, not its arguments' formatting */
+    errno = saved_errno;
+    return 1;
+}
+
+int cubind__trace_described(cubind__trace_call *call, const cubind__symbol_table *table, size_t index,
+                            const char *description, ...)
+{
+    va_list ap;
+    int traced;
+    va_start(ap, description);
+    traced = trace_arguments(call, table, index, description, &ap);
     va_end(ap);
-    write_value(call, NULL, &result, lookup);
-    cubind__trace_end(call);
+    return traced;
+}
+
+int cubind__trace_args(cubind__trace_call *call, unsigned id, ...)
+{
+    const cubind__symbol_table *table = cubind__symbols((cubind_library)(id & 0xff));
+    const cubind__trace_table *t = table != NULL ? trace_table(table) : NULL;
+    size_t index = id >> 8;
+    va_list ap;
+    int traced;
+    call->table = NULL; /* cubind__trace_result: not traced */
+    if (!cubind__tracing() || t == NULL || index >= table->count)
+        return 0;
+    va_start(ap, id);
+    traced = trace_arguments(call, table, index,
+                             (const char *)table + table->strings_at + ((const unsigned *)((const char *)table + t->descriptions))[index],
+                             &ap);
+    va_end(ap);
+    return traced;
+}
+
+void cubind__trace_result(cubind__trace_call *call, ...)
+{
+    const char *p = call->result;
+    const cubind__symbol_table *table = call->table;
+    traced_value result;
+    int saved_errno, failed = 0;
+    va_list ap;
+    if (table == NULL)
+        return;
+    saved_errno = errno;
+    result = kind_at(&p);
+    va_start(ap, call);
+    read_value(&result, &ap);
+    va_end(ap);
+    if (result.kind == 's')
+        failed = (int)result.as.i != cubind__libraries[table->library].status_success &&
+                 !cubind__status_informational(table->library, (int)result.as.i);
+    if (cubind__trace_wanted(failed)) {
+        write_value(call, NULL, &result);
+        cubind__trace_end(call);
+    }
+    errno = saved_errno;
 }

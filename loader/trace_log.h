@@ -2,18 +2,19 @@
  * loader/trace_log.h - the one traced path of every wrapper (CUBIND_TRACE); not installed.
  * Layer 3.
  *
- * A wrapper's traced copy only makes its call and hands its result and arguments to
- * cubind__trace_log with a description of their types, generated beside it: the formatting is
- * here, once, not in each of the 2,788 wrappers (it was half of libcubind's code).
+ * A wrapper's slow path, while tracing, hands its arguments to cubind__trace_args before its call
+ * and its result to cubind__trace_result after it: the formatting is here, once, and what it
+ * needs of each function is data, generated in its library's symbol table (cubind__trace_table,
+ * loader/internal.h), not code in each of the 2,788 wrappers.
  *
- * The description is one string: the result's kind, then each parameter's kind and name, each
- * followed by ';' ("s;pplan;inx;e0:type;ibatch;"). Kinds, and the variadic argument each takes,
- * in order (the result's first, the parameters' after it):
+ * A function's description is one string: the result's kind, then each parameter's kind and name,
+ * each followed by ';' ("s;pplan;inx;e0:type;ibatch;"). Kinds, and the variadic argument each
+ * takes (the parameters' to cubind__trace_args, the result's to cubind__trace_result):
  *   v  no result (void): no argument            s  a status: int
  *   i  signed integer: long long                u  unsigned integer: unsigned long long
  *   p  pointer: uintptr_t                       f  floating point: double
  *   r  a structure by value: no argument (written as {...})
- *   e<n>:  an enum: long long, written by name when `lookup(n, value)` knows it
+ *   e<n>:  an enum: long long, written by name when the library's enum number n has it
  */
 #ifndef CUBIND_LOADER_TRACE_LOG_H
 #define CUBIND_LOADER_TRACE_LOG_H
@@ -23,12 +24,52 @@
 #include "internal.h"
 #include "trace.h"
 
-/* The name of `value` in the library's enum number `which` of descriptions, NULL when none. */
-typedef const char *(*cubind__trace_lookup)(unsigned which, long long value);
+/* A function's number for tracing: its index in its library's symbol table, and the library. */
+#define CUBIND__TRACE_ID(library, index) ((unsigned)(index) << 8 | (unsigned)(library))
 
-/* After a traced call (cubind__trace_begin returned 1): the line of function `index` of `table`,
- * when it is wanted (`failed`: a non-success status; CUBIND_TRACE=errors), written and ended. */
-void cubind__trace_log(cubind__trace_call *call, const cubind__symbol_table *table, size_t index, int failed,
-                       cubind__trace_lookup lookup, const char *description, ...);
+/* Before the call of function `id` (CUBIND__TRACE_ID): 0 when its calls are not traced (and
+ * cubind__trace_result on `call` then does nothing), else 1 with its line begun (its name and
+ * arguments, the parameters' values as its description says) and the call's start time taken.
+ * errno is left as it was. */
+int cubind__trace_args(cubind__trace_call *call, unsigned id, ...);
+
+/* The same for function `index` of `table` with the description given (what cubind__trace_args
+ * does with the table's own). */
+int cubind__trace_described(cubind__trace_call *call, const cubind__symbol_table *table, size_t index,
+                            const char *description, ...);
+
+/* After the call: nothing when cubind__trace_args on `call` returned 0; else its result, when its
+ * description has one, then the line is written when it is wanted (CUBIND_TRACE=errors: a failing
+ * status only). */
+void cubind__trace_result(cubind__trace_call *call, ...);
+
+/* What a wrapper's slow path writes (templates/library.c.j2): its call's description, its
+ * arguments before the call, its result after it. Built without tracing (CUBIND_NO_TRACE), nothing. */
+#if defined(CUBIND_NO_TRACE)
+#define CUBIND__TRACE_CALL(call)
+#define CUBIND__TRACE_ARGS(...) ((void)0)
+#define CUBIND__TRACE_RESULT(...) ((void)0)
+#else
+/* The line's buffer (2 KB) as a variable length array: the slow path's frame is then addressed
+ * from its frame pointer, so that its parameters passed on the stack are reached with short
+ * displacements and its unwind information needs no step per push (`make bench-size`: 8% of the
+ * library with tracing). One element, always. */
+static inline size_t cubind__trace_calls(void)
+{
+#if defined(__clang__)
+    size_t one = 1;
+    __asm__("" : "+r"(one)); /* clang makes an array of a constant length a fixed one */
+    return one;
+#else
+    return cubind__tracing() ? 1 : 1;
+#endif
+}
+#define CUBIND__TRACE_CALL(call) cubind__trace_call call##_space[cubind__trace_calls()], *call = call##_space
+#define CUBIND__TRACE_ARGS(...) ((void)cubind__trace_args(__VA_ARGS__))
+#define CUBIND__TRACE_RESULT(...) cubind__trace_result(__VA_ARGS__)
+#endif
+
+/* The name of `value` in the library's enum number `which` of its descriptions, NULL when none. */
+const char *cubind__trace_enum_name(const cubind__symbol_table *table, unsigned which, long long value);
 
 #endif /* CUBIND_LOADER_TRACE_LOG_H */

@@ -12,7 +12,7 @@ RECORDER := $(MOCK_DIR)/libcubind_mock_recorder.so
 MOCKS := $(foreach l,$(CUBIND_LIBRARIES),$(MOCK_DIR)/$(CUBIND_SONAME_$(l)))
 HALF_MOCKS := $(foreach l,$(CUBIND_LIBRARIES),$(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(l)))
 
-TEST_CFLAGS := $(ALL_CFLAGS) -DCUBIND_NO_DEPRECATION_WARNINGS $(INCLUDES) -Itests -Itests/mock -I$(GENERATED)/tests
+TEST_CFLAGS := $(ALL_CFLAGS) -D$(MACRO_PREFIX)_NO_DEPRECATION_WARNINGS $(INCLUDES) $(TEST_SUPPORT_INCLUDES) -I$(GENERATED)/tests
 # Relative run paths: the test binaries also run from a copy of build/ on a GPU machine.
 # CMocka is found in $(TEST_BUILD)/lib first when a GPU run carried it there.
 TEST_LIBS := -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,'$$ORIGIN/lib' $(LDFLAGS_SAN)
@@ -36,11 +36,11 @@ C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_copies $(TEST_BUILD)/tes
 # Each library's facts and two calls, generated from the configuration (tests/library_cases.h).
 LIBRARY_CASES := $(TEST_BUILD)/obj/$(GENERATED)/tests/library_cases.o
 PASSTHROUGH := $(TEST_BUILD)/passthrough
-PASSTHROUGH_OBJECTS := $(patsubst %.c,$(TEST_BUILD)/obj/%.o,tests/passthrough_main.c \
-                         $(wildcard $(GENERATED)/tests/passthrough_*.c))
+PASSTHROUGH_MAIN := $(TEST_BUILD)/obj/$(TEST_SUPPORT)passthrough_main.o
+PASSTHROUGH_OBJECTS := $(PASSTHROUGH_MAIN) $(patsubst %.c,$(TEST_BUILD)/obj/%.o,$(wildcard $(GENERATED)/tests/passthrough_*.c))
 # The same tests through the inline form of the wrappers (CUBIND_INLINE, cubind/inline.h).
 PASSTHROUGH_INLINE := $(TEST_BUILD)/passthrough-inline
-PASSTHROUGH_INLINE_OBJECTS := $(TEST_BUILD)/obj/tests/passthrough_main.o \
+PASSTHROUGH_INLINE_OBJECTS := $(PASSTHROUGH_MAIN) \
                               $(patsubst %.c,$(TEST_BUILD)/obj-inline/%.o,$(wildcard $(GENERATED)/tests/passthrough_*.c))
 
 # Linked binaries depend on the makefiles: their flags (run paths) live there.
@@ -103,7 +103,7 @@ $(TEST_BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c $< -o $@
 
-$(RECORDER): tests/mock/recorder.c tests/mock/recorder.h
+$(RECORDER): $(RECORDER_SOURCE) $(RECORDER_SOURCE:.c=.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libcubind_mock_recorder.so -o $@ $< -lpthread $(LDFLAGS_SAN)
 
@@ -114,7 +114,7 @@ $(MOCK_DIR)/$(CUBIND_SONAME_$(1)): $(GENERATED)/tests/mock_$(1).c $(RECORDER) $(
 	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN' $(LDFLAGS_SAN)
 $(HALF_MOCK_DIR)/$(CUBIND_SONAME_$(1)): $(GENERATED)/tests/mock_$(1).c $(RECORDER) $(PUBLIC_HEADERS)
 	@mkdir -p $$(dir $$@)
-	$(CC) $(TEST_CFLAGS) -DCUBIND_MOCK_HALF -fPIC -shared -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
+	$(CC) $(TEST_CFLAGS) -D$(MACRO_PREFIX)_MOCK_HALF -fPIC -shared -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
 	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN/../mock' $(LDFLAGS_SAN)
 endef
 $(foreach l,$(CUBIND_LIBRARIES),$(eval $(call mock_rules,$(l))))
@@ -138,7 +138,7 @@ $(PASSTHROUGH): $(PASSTHROUGH_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FI
 
 $(TEST_BUILD)/obj-inline/%.o: %.c $(PUBLIC_HEADERS) $(wildcard tests/*.h tests/mock/*.h $(GENERATED)/tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DCUBIND_INLINE -c $< -o $@
+	$(CC) $(TEST_CFLAGS) -D$(MACRO_PREFIX)_INLINE -c $< -o $@
 
 $(PASSTHROUGH_INLINE): $(PASSTHROUGH_INLINE_OBJECTS) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(PASSTHROUGH_INLINE_OBJECTS) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka

@@ -30,8 +30,9 @@ cubind__offset cubind__cublasLt_offsets[SYMBOL_COUNT];
 cubind_slot *const cubind_cublasLt_slots_4080690f413a = (cubind_slot *)cubind__cublasLt_slots;
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
- * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
- * needs no relocation when libcubind is loaded. */
+ * and each function's names as offsets into them; while tracing is built, each function's
+ * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
+ * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
 const struct cubind__cublasLt_symbols {
     cubind__symbol_table table;
     struct names {
@@ -135,11 +136,220 @@ const struct cubind__cublasLt_symbols {
         char wrapper_cubind_cublasLt_logger_set_mask[32];
         char symbol_cublasLtLoggerForceDisable[27];
         char wrapper_cubind_cublasLt_logger_force_disable[37];
+#if !defined(CUBIND_NO_TRACE)
+        char trace_0[16];
+        char trace_1[13];
+        char trace_2[3];
+        char trace_3[18];
+        char trace_4[13];
+        char trace_5[13];
+        char trace_6[9];
+        char trace_7[129];
+        char trace_8[82];
+        char trace_9[44];
+        char trace_10[38];
+        char trace_11[14];
+        char trace_12[40];
+        char trace_13[53];
+        char trace_14[49];
+        char trace_15[43];
+        char trace_16[15];
+        char trace_17[41];
+        char trace_18[54];
+        char trace_19[37];
+        char trace_20[31];
+        char trace_21[18];
+        char trace_22[44];
+        char trace_23[57];
+        char trace_24[24];
+        char trace_25[18];
+        char trace_26[44];
+        char trace_27[57];
+        char trace_28[15];
+        char trace_29[9];
+        char trace_30[35];
+        char trace_31[48];
+        char trace_32[131];
+        char trace_33[131];
+        char trace_34[94];
+        char trace_35[73];
+        char trace_36[48];
+        char trace_37[36];
+        char trace_38[49];
+        char trace_39[13];
+        char trace_40[9];
+        char trace_41[12];
+        char trace_42[10];
+        char trace_43[9];
+        char trace_44[3];
+        char enum_0_0[22];
+        char enum_0_1[30];
+        char enum_0_2[27];
+        char enum_0_3[28];
+        char enum_0_4[28];
+        char enum_0_5[28];
+        char enum_0_6[31];
+        char enum_0_7[29];
+        char enum_0_8[28];
+        char enum_0_9[28];
+        char enum_1_0[14];
+        char enum_1_1[14];
+        char enum_1_2[12];
+        char enum_2_0[11];
+        char enum_2_1[11];
+        char enum_2_2[11];
+        char enum_2_3[10];
+        char enum_2_4[11];
+        char enum_2_5[11];
+        char enum_2_6[11];
+        char enum_2_7[10];
+        char enum_2_8[10];
+        char enum_2_9[10];
+        char enum_2_10[11];
+        char enum_2_11[11];
+        char enum_2_12[11];
+        char enum_2_13[11];
+        char enum_2_14[12];
+        char enum_2_15[12];
+        char enum_2_16[10];
+        char enum_2_17[10];
+        char enum_2_18[10];
+        char enum_2_19[10];
+        char enum_2_20[11];
+        char enum_2_21[11];
+        char enum_2_22[11];
+        char enum_2_23[11];
+        char enum_2_24[11];
+        char enum_2_25[11];
+        char enum_2_26[11];
+        char enum_2_27[11];
+        char enum_2_28[15];
+        char enum_2_29[15];
+        char enum_2_30[16];
+        char enum_2_31[15];
+        char enum_2_32[15];
+        char enum_2_33[15];
+        char enum_3_0[28];
+        char enum_3_1[29];
+        char enum_3_2[28];
+        char enum_3_3[28];
+        char enum_3_4[26];
+        char enum_3_5[35];
+        char enum_3_6[44];
+        char enum_3_7[36];
+        char enum_3_8[34];
+        char enum_4_0[19];
+        char enum_4_1[28];
+        char enum_4_2[19];
+        char enum_4_3[28];
+        char enum_4_4[19];
+        char enum_4_5[28];
+        char enum_4_6[19];
+        char enum_4_7[28];
+        char enum_4_8[28];
+        char enum_4_9[29];
+        char enum_4_10[29];
+        char enum_4_11[35];
+        char enum_4_12[39];
+        char enum_5_0[34];
+        char enum_5_1[32];
+        char enum_5_2[34];
+        char enum_5_3[28];
+        char enum_5_4[28];
+        char enum_5_5[28];
+        char enum_5_6[31];
+        char enum_5_7[30];
+        char enum_5_8[34];
+        char enum_5_9[39];
+        char enum_5_10[42];
+        char enum_5_11[37];
+        char enum_5_12[47];
+        char enum_5_13[47];
+        char enum_5_14[37];
+        char enum_5_15[37];
+        char enum_5_16[37];
+        char enum_5_17[37];
+        char enum_5_18[37];
+        char enum_5_19[36];
+        char enum_5_20[44];
+        char enum_5_21[48];
+        char enum_5_22[47];
+        char enum_5_23[32];
+        char enum_5_24[36];
+        char enum_5_25[34];
+        char enum_5_26[34];
+        char enum_5_27[34];
+        char enum_5_28[34];
+        char enum_5_29[45];
+        char enum_5_30[41];
+        char enum_5_31[38];
+        char enum_5_32[42];
+        char enum_6_0[42];
+        char enum_6_1[44];
+        char enum_6_2[38];
+        char enum_6_3[38];
+        char enum_7_0[33];
+        char enum_7_1[47];
+        char enum_7_2[52];
+        char enum_7_3[58];
+        char enum_7_4[55];
+        char enum_7_5[62];
+        char enum_8_0[33];
+        char enum_8_1[41];
+        char enum_8_2[43];
+        char enum_8_3[43];
+        char enum_8_4[43];
+        char enum_8_5[43];
+        char enum_8_6[43];
+        char enum_8_7[37];
+        char enum_8_8[31];
+        char enum_9_0[33];
+        char enum_9_1[40];
+        char enum_9_2[40];
+        char enum_9_3[40];
+        char enum_9_4[46];
+        char enum_9_5[31];
+        char enum_9_6[27];
+        char enum_9_7[36];
+        char enum_9_8[38];
+        char enum_9_9[36];
+        char enum_9_10[32];
+        char enum_9_11[29];
+        char enum_9_12[30];
+        char enum_9_13[39];
+        char enum_9_14[40];
+        char enum_9_15[40];
+        char enum_9_16[40];
+        char enum_9_17[40];
+        char enum_9_18[46];
+        char enum_9_19[51];
+        char enum_10_0[24];
+        char enum_10_1[29];
+        char enum_10_2[32];
+        char enum_10_3[38];
+        char enum_10_4[35];
+        char enum_10_5[35];
+        char enum_10_6[31];
+        char enum_10_7[36];
+        char enum_10_8[38];
+#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+#if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    unsigned descriptions[SYMBOL_COUNT];
+    cubind__trace_enum_range enums[11];
+    long long values[150];
+    unsigned value_names[150];
+#endif
 } cubind__cublasLt_symbols = {
     {CUBIND_LIB_CUBLASLT, SYMBOL_COUNT, offsetof(struct cubind__cublasLt_symbols, names),
-     offsetof(struct cubind__cublasLt_symbols, offsets)},
+     offsetof(struct cubind__cublasLt_symbols, offsets),
+#if defined(CUBIND_NO_TRACE)
+     0},
+#else
+     offsetof(struct cubind__cublasLt_symbols, trace)},
+#endif
     {
         "cublasLtCreate",
         "cubind_cublasLt_create",
@@ -241,8 +451,206 @@ const struct cubind__cublasLt_symbols {
         "cubind_cublasLt_logger_set_mask",
         "cublasLtLoggerForceDisable",
         "cubind_cublasLt_logger_force_disable",
+#if !defined(CUBIND_NO_TRACE)
+        "s;plightHandle;",
+        "p;e0:status;",
+        "u;",
+        "s;e1:type;pvalue;",
+        "s;pcapacity;",
+        "s;ucapacity;",
+        "u;umask;",
+        "s;plightHandle;pcomputeDesc;palpha;pA;pAdesc;pB;pBdesc;pbeta;pC;pCdesc;pD;pDdesc;palgo;pworkspace;uworkspaceSizeInBytes;pstream;",
+        "s;plightHandle;ptransformDesc;palpha;pA;pAdesc;pbeta;pB;pBdesc;pC;pCdesc;pstream;",
+        "s;pmatLayout;usize;e2:type;urows;ucols;ild;",
+        "s;pmatLayout;e2:type;urows;ucols;ild;",
+        "s;pmatLayout;",
+        "s;pmatLayout;e3:attr;pbuf;usizeInBytes;",
+        "s;pmatLayout;e3:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;pmatmulDesc;usize;e4:computeType;e2:scaleType;",
+        "s;pmatmulDesc;e4:computeType;e2:scaleType;",
+        "s;pmatmulDesc;",
+        "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;",
+        "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;ptransformDesc;usize;e2:scaleType;",
+        "s;ptransformDesc;e2:scaleType;",
+        "s;ptransformDesc;",
+        "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;",
+        "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;pemulationDesc;usize;",
+        "s;pemulationDesc;",
+        "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;",
+        "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;ppref;usize;",
+        "s;ppref;",
+        "s;ppref;e8:attr;pbuf;usizeInBytes;",
+        "s;ppref;e8:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;ppreference;irequestedAlgoCount;pheuristicResultsArray;preturnAlgoCount;",
+        "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;irequestedAlgoCount;palgoIdsArray;preturnAlgoCount;",
+        "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;ialgoId;palgo;",
+        "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;palgo;presult;",
+        "s;palgo;e9:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;palgo;e10:attr;pbuf;usizeInBytes;",
+        "s;palgo;e10:attr;pbuf;usizeInBytes;psizeWritten;",
+        "s;pcallback;",
+        "s;pfile;",
+        "s;plogFile;",
+        "s;ilevel;",
+        "s;imask;",
+        "s;",
+        "CUBLAS_STATUS_SUCCESS",
+        "CUBLAS_STATUS_NOT_INITIALIZED",
+        "CUBLAS_STATUS_ALLOC_FAILED",
+        "CUBLAS_STATUS_INVALID_VALUE",
+        "CUBLAS_STATUS_ARCH_MISMATCH",
+        "CUBLAS_STATUS_MAPPING_ERROR",
+        "CUBLAS_STATUS_EXECUTION_FAILED",
+        "CUBLAS_STATUS_INTERNAL_ERROR",
+        "CUBLAS_STATUS_NOT_SUPPORTED",
+        "CUBLAS_STATUS_LICENSE_ERROR",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "CUDA_R_32F",
+        "CUDA_R_64F",
+        "CUDA_R_16F",
+        "CUDA_R_8I",
+        "CUDA_C_32F",
+        "CUDA_C_64F",
+        "CUDA_C_16F",
+        "CUDA_C_8I",
+        "CUDA_R_8U",
+        "CUDA_C_8U",
+        "CUDA_R_32I",
+        "CUDA_C_32I",
+        "CUDA_R_32U",
+        "CUDA_C_32U",
+        "CUDA_R_16BF",
+        "CUDA_C_16BF",
+        "CUDA_R_4I",
+        "CUDA_C_4I",
+        "CUDA_R_4U",
+        "CUDA_C_4U",
+        "CUDA_R_16I",
+        "CUDA_C_16I",
+        "CUDA_R_16U",
+        "CUDA_C_16U",
+        "CUDA_R_64I",
+        "CUDA_C_64I",
+        "CUDA_R_64U",
+        "CUDA_C_64U",
+        "CUDA_R_8F_E4M3",
+        "CUDA_R_8F_E5M2",
+        "CUDA_R_8F_UE8M0",
+        "CUDA_R_6F_E2M3",
+        "CUDA_R_6F_E3M2",
+        "CUDA_R_4F_E2M1",
+        "CUBLASLT_MATRIX_LAYOUT_TYPE",
+        "CUBLASLT_MATRIX_LAYOUT_ORDER",
+        "CUBLASLT_MATRIX_LAYOUT_ROWS",
+        "CUBLASLT_MATRIX_LAYOUT_COLS",
+        "CUBLASLT_MATRIX_LAYOUT_LD",
+        "CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT",
+        "CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET",
+        "CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET",
+        "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE",
+        "CUBLAS_COMPUTE_16F",
+        "CUBLAS_COMPUTE_16F_PEDANTIC",
+        "CUBLAS_COMPUTE_32F",
+        "CUBLAS_COMPUTE_32F_PEDANTIC",
+        "CUBLAS_COMPUTE_64F",
+        "CUBLAS_COMPUTE_64F_PEDANTIC",
+        "CUBLAS_COMPUTE_32I",
+        "CUBLAS_COMPUTE_32I_PEDANTIC",
+        "CUBLAS_COMPUTE_32F_FAST_16F",
+        "CUBLAS_COMPUTE_32F_FAST_16BF",
+        "CUBLAS_COMPUTE_32F_FAST_TF32",
+        "CUBLAS_COMPUTE_32F_EMULATED_16BFX9",
+        "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT",
+        "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE",
+        "CUBLASLT_MATMUL_DESC_SCALE_TYPE",
+        "CUBLASLT_MATMUL_DESC_POINTER_MODE",
+        "CUBLASLT_MATMUL_DESC_TRANSA",
+        "CUBLASLT_MATMUL_DESC_TRANSB",
+        "CUBLASLT_MATMUL_DESC_TRANSC",
+        "CUBLASLT_MATMUL_DESC_FILL_MODE",
+        "CUBLASLT_MATMUL_DESC_EPILOGUE",
+        "CUBLASLT_MATMUL_DESC_BIAS_POINTER",
+        "CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE",
+        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER",
+        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD",
+        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE",
+        "CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE",
+        "CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET",
+        "CUBLASLT_MATMUL_DESC_A_SCALE_POINTER",
+        "CUBLASLT_MATMUL_DESC_B_SCALE_POINTER",
+        "CUBLASLT_MATMUL_DESC_C_SCALE_POINTER",
+        "CUBLASLT_MATMUL_DESC_D_SCALE_POINTER",
+        "CUBLASLT_MATMUL_DESC_AMAX_D_POINTER",
+        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE",
+        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER",
+        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER",
+        "CUBLASLT_MATMUL_DESC_FAST_ACCUM",
+        "CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE",
+        "CUBLASLT_MATMUL_DESC_A_SCALE_MODE",
+        "CUBLASLT_MATMUL_DESC_B_SCALE_MODE",
+        "CUBLASLT_MATMUL_DESC_C_SCALE_MODE",
+        "CUBLASLT_MATMUL_DESC_D_SCALE_MODE",
+        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE",
+        "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER",
+        "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE",
+        "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR",
+        "CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE",
+        "CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE",
+        "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA",
+        "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB",
+        "CUBLASLT_EMULATION_DESC_STRATEGY",
+        "CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT",
+        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL",
+        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT",
+        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET",
+        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER",
+        "CUBLASLT_MATMUL_PREF_SEARCH_MODE",
+        "CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES",
+        "CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK",
+        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES",
+        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES",
+        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES",
+        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES",
+        "CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT",
+        "CUBLASLT_MATMUL_PREF_IMPL_MASK",
+        "CUBLASLT_ALGO_CAP_SPLITK_SUPPORT",
+        "CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK",
+        "CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT",
+        "CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT",
+        "CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT",
+        "CUBLASLT_ALGO_CAP_UPLO_SUPPORT",
+        "CUBLASLT_ALGO_CAP_TILE_IDS",
+        "CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX",
+        "CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER",
+        "CUBLASLT_ALGO_CAP_POINTER_MODE_MASK",
+        "CUBLASLT_ALGO_CAP_EPILOGUE_MASK",
+        "CUBLASLT_ALGO_CAP_STAGES_IDS",
+        "CUBLASLT_ALGO_CAP_LD_NEGATIVE",
+        "CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS",
+        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES",
+        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES",
+        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES",
+        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES",
+        "CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT",
+        "CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT",
+        "CUBLASLT_ALGO_CONFIG_ID",
+        "CUBLASLT_ALGO_CONFIG_TILE_ID",
+        "CUBLASLT_ALGO_CONFIG_SPLITK_NUM",
+        "CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME",
+        "CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING",
+        "CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION",
+        "CUBLASLT_ALGO_CONFIG_STAGES_ID",
+        "CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID",
+        "CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID",
+#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define FROM_TABLE(member) offsetof(struct cubind__cublasLt_symbols, member)
     {
         {AT(symbol_cublasLtCreate), AT(symbol_cublasLtCreate), AT(wrapper_cubind_cublasLt_create)},
         {AT(symbol_cublasLtDestroy), AT(symbol_cublasLtDestroy), AT(wrapper_cubind_cublasLt_destroy)},
@@ -295,299 +703,401 @@ const struct cubind__cublasLt_symbols {
         {AT(symbol_cublasLtLoggerSetMask), AT(symbol_cublasLtLoggerSetMask), AT(wrapper_cubind_cublasLt_logger_set_mask)},
         {AT(symbol_cublasLtLoggerForceDisable), AT(symbol_cublasLtLoggerForceDisable), AT(wrapper_cubind_cublasLt_logger_force_disable)},
     },
+#if !defined(CUBIND_NO_TRACE)
+    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 11},
+    {
+        AT(trace_0), /* cublasLtCreate */
+        AT(trace_0), /* cublasLtDestroy */
+        AT(trace_1), /* cublasLtGetStatusName */
+        AT(trace_1), /* cublasLtGetStatusString */
+        AT(trace_2), /* cublasLtGetVersion */
+        AT(trace_2), /* cublasLtGetCudartVersion */
+        AT(trace_3), /* cublasLtGetProperty */
+        AT(trace_4), /* cublasLtHeuristicsCacheGetCapacity */
+        AT(trace_5), /* cublasLtHeuristicsCacheSetCapacity */
+        AT(trace_6), /* cublasLtDisableCpuInstructionsSetMask */
+        AT(trace_7), /* cublasLtMatmul */
+        AT(trace_8), /* cublasLtMatrixTransform */
+        AT(trace_9), /* cublasLtMatrixLayoutInit_internal */
+        AT(trace_10), /* cublasLtMatrixLayoutCreate */
+        AT(trace_11), /* cublasLtMatrixLayoutDestroy */
+        AT(trace_12), /* cublasLtMatrixLayoutSetAttribute */
+        AT(trace_13), /* cublasLtMatrixLayoutGetAttribute */
+        AT(trace_14), /* cublasLtMatmulDescInit_internal */
+        AT(trace_15), /* cublasLtMatmulDescCreate */
+        AT(trace_16), /* cublasLtMatmulDescDestroy */
+        AT(trace_17), /* cublasLtMatmulDescSetAttribute */
+        AT(trace_18), /* cublasLtMatmulDescGetAttribute */
+        AT(trace_19), /* cublasLtMatrixTransformDescInit_internal */
+        AT(trace_20), /* cublasLtMatrixTransformDescCreate */
+        AT(trace_21), /* cublasLtMatrixTransformDescDestroy */
+        AT(trace_22), /* cublasLtMatrixTransformDescSetAttribute */
+        AT(trace_23), /* cublasLtMatrixTransformDescGetAttribute */
+        AT(trace_24), /* cublasLtEmulationDescInit_internal */
+        AT(trace_25), /* cublasLtEmulationDescCreate */
+        AT(trace_25), /* cublasLtEmulationDescDestroy */
+        AT(trace_26), /* cublasLtEmulationDescSetAttribute */
+        AT(trace_27), /* cublasLtEmulationDescGetAttribute */
+        AT(trace_28), /* cublasLtMatmulPreferenceInit_internal */
+        AT(trace_29), /* cublasLtMatmulPreferenceCreate */
+        AT(trace_29), /* cublasLtMatmulPreferenceDestroy */
+        AT(trace_30), /* cublasLtMatmulPreferenceSetAttribute */
+        AT(trace_31), /* cublasLtMatmulPreferenceGetAttribute */
+        AT(trace_32), /* cublasLtMatmulAlgoGetHeuristic */
+        AT(trace_33), /* cublasLtMatmulAlgoGetIds */
+        AT(trace_34), /* cublasLtMatmulAlgoInit */
+        AT(trace_35), /* cublasLtMatmulAlgoCheck */
+        AT(trace_36), /* cublasLtMatmulAlgoCapGetAttribute */
+        AT(trace_37), /* cublasLtMatmulAlgoConfigSetAttribute */
+        AT(trace_38), /* cublasLtMatmulAlgoConfigGetAttribute */
+        AT(trace_39), /* cublasLtLoggerSetCallback */
+        AT(trace_40), /* cublasLtLoggerSetFile */
+        AT(trace_41), /* cublasLtLoggerOpenFile */
+        AT(trace_42), /* cublasLtLoggerSetLevel */
+        AT(trace_43), /* cublasLtLoggerSetMask */
+        AT(trace_44), /* cublasLtLoggerForceDisable */
+    },
+    {
+        {0, 10}, /* cublasStatus_t */
+        {10, 3}, /* libraryPropertyType_t */
+        {13, 34}, /* cudaDataType_t */
+        {47, 9}, /* cublasLtMatrixLayoutAttribute_t */
+        {56, 13}, /* cublasComputeType_t */
+        {69, 33}, /* cublasLtMatmulDescAttributes_t */
+        {102, 4}, /* cublasLtMatrixTransformDescAttributes_t */
+        {106, 6}, /* cublasLtEmulationDescAttributes_t */
+        {112, 9}, /* cublasLtMatmulPreferenceAttributes_t */
+        {121, 20}, /* cublasLtMatmulAlgoCapAttributes_t */
+        {141, 9}, /* cublasLtMatmulAlgoConfigAttributes_t */
+    },
+    {
+        0,
+        1,
+        3,
+        7,
+        8,
+        11,
+        13,
+        14,
+        15,
+        16,
+        0,
+        1,
+        2,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+        18,
+        19,
+        20,
+        21,
+        22,
+        23,
+        24,
+        25,
+        26,
+        27,
+        28,
+        29,
+        30,
+        31,
+        32,
+        33,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        64,
+        65,
+        68,
+        69,
+        70,
+        71,
+        72,
+        73,
+        74,
+        75,
+        77,
+        78,
+        79,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        17,
+        18,
+        19,
+        20,
+        21,
+        22,
+        23,
+        24,
+        25,
+        26,
+        31,
+        32,
+        33,
+        34,
+        35,
+        36,
+        37,
+        38,
+        0,
+        1,
+        2,
+        3,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        0,
+        1,
+        3,
+        5,
+        6,
+        7,
+        8,
+        9,
+        12,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+        18,
+        19,
+        21,
+        22,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+    },
+    {
+        AT(enum_0_0),
+        AT(enum_0_1),
+        AT(enum_0_2),
+        AT(enum_0_3),
+        AT(enum_0_4),
+        AT(enum_0_5),
+        AT(enum_0_6),
+        AT(enum_0_7),
+        AT(enum_0_8),
+        AT(enum_0_9),
+        AT(enum_1_0),
+        AT(enum_1_1),
+        AT(enum_1_2),
+        AT(enum_2_0),
+        AT(enum_2_1),
+        AT(enum_2_2),
+        AT(enum_2_3),
+        AT(enum_2_4),
+        AT(enum_2_5),
+        AT(enum_2_6),
+        AT(enum_2_7),
+        AT(enum_2_8),
+        AT(enum_2_9),
+        AT(enum_2_10),
+        AT(enum_2_11),
+        AT(enum_2_12),
+        AT(enum_2_13),
+        AT(enum_2_14),
+        AT(enum_2_15),
+        AT(enum_2_16),
+        AT(enum_2_17),
+        AT(enum_2_18),
+        AT(enum_2_19),
+        AT(enum_2_20),
+        AT(enum_2_21),
+        AT(enum_2_22),
+        AT(enum_2_23),
+        AT(enum_2_24),
+        AT(enum_2_25),
+        AT(enum_2_26),
+        AT(enum_2_27),
+        AT(enum_2_28),
+        AT(enum_2_29),
+        AT(enum_2_30),
+        AT(enum_2_31),
+        AT(enum_2_32),
+        AT(enum_2_33),
+        AT(enum_3_0),
+        AT(enum_3_1),
+        AT(enum_3_2),
+        AT(enum_3_3),
+        AT(enum_3_4),
+        AT(enum_3_5),
+        AT(enum_3_6),
+        AT(enum_3_7),
+        AT(enum_3_8),
+        AT(enum_4_0),
+        AT(enum_4_1),
+        AT(enum_4_2),
+        AT(enum_4_3),
+        AT(enum_4_4),
+        AT(enum_4_5),
+        AT(enum_4_6),
+        AT(enum_4_7),
+        AT(enum_4_8),
+        AT(enum_4_9),
+        AT(enum_4_10),
+        AT(enum_4_11),
+        AT(enum_4_12),
+        AT(enum_5_0),
+        AT(enum_5_1),
+        AT(enum_5_2),
+        AT(enum_5_3),
+        AT(enum_5_4),
+        AT(enum_5_5),
+        AT(enum_5_6),
+        AT(enum_5_7),
+        AT(enum_5_8),
+        AT(enum_5_9),
+        AT(enum_5_10),
+        AT(enum_5_11),
+        AT(enum_5_12),
+        AT(enum_5_13),
+        AT(enum_5_14),
+        AT(enum_5_15),
+        AT(enum_5_16),
+        AT(enum_5_17),
+        AT(enum_5_18),
+        AT(enum_5_19),
+        AT(enum_5_20),
+        AT(enum_5_21),
+        AT(enum_5_22),
+        AT(enum_5_23),
+        AT(enum_5_24),
+        AT(enum_5_25),
+        AT(enum_5_26),
+        AT(enum_5_27),
+        AT(enum_5_28),
+        AT(enum_5_29),
+        AT(enum_5_30),
+        AT(enum_5_31),
+        AT(enum_5_32),
+        AT(enum_6_0),
+        AT(enum_6_1),
+        AT(enum_6_2),
+        AT(enum_6_3),
+        AT(enum_7_0),
+        AT(enum_7_1),
+        AT(enum_7_2),
+        AT(enum_7_3),
+        AT(enum_7_4),
+        AT(enum_7_5),
+        AT(enum_8_0),
+        AT(enum_8_1),
+        AT(enum_8_2),
+        AT(enum_8_3),
+        AT(enum_8_4),
+        AT(enum_8_5),
+        AT(enum_8_6),
+        AT(enum_8_7),
+        AT(enum_8_8),
+        AT(enum_9_0),
+        AT(enum_9_1),
+        AT(enum_9_2),
+        AT(enum_9_3),
+        AT(enum_9_4),
+        AT(enum_9_5),
+        AT(enum_9_6),
+        AT(enum_9_7),
+        AT(enum_9_8),
+        AT(enum_9_9),
+        AT(enum_9_10),
+        AT(enum_9_11),
+        AT(enum_9_12),
+        AT(enum_9_13),
+        AT(enum_9_14),
+        AT(enum_9_15),
+        AT(enum_9_16),
+        AT(enum_9_17),
+        AT(enum_9_18),
+        AT(enum_9_19),
+        AT(enum_10_0),
+        AT(enum_10_1),
+        AT(enum_10_2),
+        AT(enum_10_3),
+        AT(enum_10_4),
+        AT(enum_10_5),
+        AT(enum_10_6),
+        AT(enum_10_7),
+        AT(enum_10_8),
+    },
+#endif
+#undef FROM_TABLE
 #undef AT
 };
 
-/* Tracing: the name of a cublasStatus_t value, NULL when it is none of the constants. */
-static const char *trace_enum_0(long long value)
-{
-    switch (value) {
-    case 0: return "CUBLAS_STATUS_SUCCESS";
-    case 1: return "CUBLAS_STATUS_NOT_INITIALIZED";
-    case 3: return "CUBLAS_STATUS_ALLOC_FAILED";
-    case 7: return "CUBLAS_STATUS_INVALID_VALUE";
-    case 8: return "CUBLAS_STATUS_ARCH_MISMATCH";
-    case 11: return "CUBLAS_STATUS_MAPPING_ERROR";
-    case 13: return "CUBLAS_STATUS_EXECUTION_FAILED";
-    case 14: return "CUBLAS_STATUS_INTERNAL_ERROR";
-    case 15: return "CUBLAS_STATUS_NOT_SUPPORTED";
-    case 16: return "CUBLAS_STATUS_LICENSE_ERROR";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a libraryPropertyType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_1(long long value)
-{
-    switch (value) {
-    case 0: return "MAJOR_VERSION";
-    case 1: return "MINOR_VERSION";
-    case 2: return "PATCH_LEVEL";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cudaDataType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_2(long long value)
-{
-    switch (value) {
-    case 2: return "CUDA_R_16F";
-    case 6: return "CUDA_C_16F";
-    case 14: return "CUDA_R_16BF";
-    case 15: return "CUDA_C_16BF";
-    case 0: return "CUDA_R_32F";
-    case 4: return "CUDA_C_32F";
-    case 1: return "CUDA_R_64F";
-    case 5: return "CUDA_C_64F";
-    case 16: return "CUDA_R_4I";
-    case 17: return "CUDA_C_4I";
-    case 18: return "CUDA_R_4U";
-    case 19: return "CUDA_C_4U";
-    case 3: return "CUDA_R_8I";
-    case 7: return "CUDA_C_8I";
-    case 8: return "CUDA_R_8U";
-    case 9: return "CUDA_C_8U";
-    case 20: return "CUDA_R_16I";
-    case 21: return "CUDA_C_16I";
-    case 22: return "CUDA_R_16U";
-    case 23: return "CUDA_C_16U";
-    case 10: return "CUDA_R_32I";
-    case 11: return "CUDA_C_32I";
-    case 12: return "CUDA_R_32U";
-    case 13: return "CUDA_C_32U";
-    case 24: return "CUDA_R_64I";
-    case 25: return "CUDA_C_64I";
-    case 26: return "CUDA_R_64U";
-    case 27: return "CUDA_C_64U";
-    case 28: return "CUDA_R_8F_E4M3";
-    case 29: return "CUDA_R_8F_E5M2";
-    case 30: return "CUDA_R_8F_UE8M0";
-    case 31: return "CUDA_R_6F_E2M3";
-    case 32: return "CUDA_R_6F_E3M2";
-    case 33: return "CUDA_R_4F_E2M1";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cublasLtMatrixLayoutAttribute_t value, NULL when it is none of the constants. */
-static const char *trace_enum_3(long long value)
-{
-    switch (value) {
-    case 0: return "CUBLASLT_MATRIX_LAYOUT_TYPE";
-    case 1: return "CUBLASLT_MATRIX_LAYOUT_ORDER";
-    case 2: return "CUBLASLT_MATRIX_LAYOUT_ROWS";
-    case 3: return "CUBLASLT_MATRIX_LAYOUT_COLS";
-    case 4: return "CUBLASLT_MATRIX_LAYOUT_LD";
-    case 5: return "CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT";
-    case 6: return "CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET";
-    case 7: return "CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET";
-    case 8: return "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cublasComputeType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_4(long long value)
-{
-    switch (value) {
-    case 64: return "CUBLAS_COMPUTE_16F";
-    case 65: return "CUBLAS_COMPUTE_16F_PEDANTIC";
-    case 68: return "CUBLAS_COMPUTE_32F";
-    case 69: return "CUBLAS_COMPUTE_32F_PEDANTIC";
-    case 74: return "CUBLAS_COMPUTE_32F_FAST_16F";
-    case 75: return "CUBLAS_COMPUTE_32F_FAST_16BF";
-    case 77: return "CUBLAS_COMPUTE_32F_FAST_TF32";
-    case 78: return "CUBLAS_COMPUTE_32F_EMULATED_16BFX9";
-    case 70: return "CUBLAS_COMPUTE_64F";
-    case 71: return "CUBLAS_COMPUTE_64F_PEDANTIC";
-    case 79: return "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT";
-    case 72: return "CUBLAS_COMPUTE_32I";
-    case 73: return "CUBLAS_COMPUTE_32I_PEDANTIC";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cublasLtMatmulDescAttributes_t value, NULL when it is none of the constants. */
-static const char *trace_enum_5(long long value)
-{
-    switch (value) {
-    case 0: return "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE";
-    case 1: return "CUBLASLT_MATMUL_DESC_SCALE_TYPE";
-    case 2: return "CUBLASLT_MATMUL_DESC_POINTER_MODE";
-    case 3: return "CUBLASLT_MATMUL_DESC_TRANSA";
-    case 4: return "CUBLASLT_MATMUL_DESC_TRANSB";
-    case 5: return "CUBLASLT_MATMUL_DESC_TRANSC";
-    case 6: return "CUBLASLT_MATMUL_DESC_FILL_MODE";
-    case 7: return "CUBLASLT_MATMUL_DESC_EPILOGUE";
-    case 8: return "CUBLASLT_MATMUL_DESC_BIAS_POINTER";
-    case 10: return "CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE";
-    case 11: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER";
-    case 12: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD";
-    case 13: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE";
-    case 14: return "CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE";
-    case 15: return "CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET";
-    case 17: return "CUBLASLT_MATMUL_DESC_A_SCALE_POINTER";
-    case 18: return "CUBLASLT_MATMUL_DESC_B_SCALE_POINTER";
-    case 19: return "CUBLASLT_MATMUL_DESC_C_SCALE_POINTER";
-    case 20: return "CUBLASLT_MATMUL_DESC_D_SCALE_POINTER";
-    case 21: return "CUBLASLT_MATMUL_DESC_AMAX_D_POINTER";
-    case 22: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE";
-    case 23: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER";
-    case 24: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER";
-    case 25: return "CUBLASLT_MATMUL_DESC_FAST_ACCUM";
-    case 26: return "CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE";
-    case 31: return "CUBLASLT_MATMUL_DESC_A_SCALE_MODE";
-    case 32: return "CUBLASLT_MATMUL_DESC_B_SCALE_MODE";
-    case 33: return "CUBLASLT_MATMUL_DESC_C_SCALE_MODE";
-    case 34: return "CUBLASLT_MATMUL_DESC_D_SCALE_MODE";
-    case 35: return "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE";
-    case 36: return "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER";
-    case 37: return "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE";
-    case 38: return "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cublasLtMatrixTransformDescAttributes_t value, NULL when it is none of the constants. */
-static const char *trace_enum_6(long long value)
-{
-    switch (value) {
-    case 0: return "CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE";
-    case 1: return "CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE";
-    case 2: return "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA";
-    case 3: return "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cublasLtEmulationDescAttributes_t value, NULL when it is none of the constants. */
-static const char *trace_enum_7(long long value)
-{
-    switch (value) {
-    case 0: return "CUBLASLT_EMULATION_DESC_STRATEGY";
-    case 1: return "CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT";
-    case 2: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL";
-    case 3: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT";
-    case 4: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET";
-    case 5: return "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cublasLtMatmulPreferenceAttributes_t value, NULL when it is none of the constants. */
-static const char *trace_enum_8(long long value)
-{
-    switch (value) {
-    case 0: return "CUBLASLT_MATMUL_PREF_SEARCH_MODE";
-    case 1: return "CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES";
-    case 3: return "CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK";
-    case 5: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES";
-    case 6: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES";
-    case 7: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES";
-    case 8: return "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES";
-    case 9: return "CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT";
-    case 12: return "CUBLASLT_MATMUL_PREF_IMPL_MASK";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cublasLtMatmulAlgoCapAttributes_t value, NULL when it is none of the constants. */
-static const char *trace_enum_9(long long value)
-{
-    switch (value) {
-    case 0: return "CUBLASLT_ALGO_CAP_SPLITK_SUPPORT";
-    case 1: return "CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK";
-    case 2: return "CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT";
-    case 3: return "CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT";
-    case 4: return "CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT";
-    case 5: return "CUBLASLT_ALGO_CAP_UPLO_SUPPORT";
-    case 6: return "CUBLASLT_ALGO_CAP_TILE_IDS";
-    case 7: return "CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX";
-    case 10: return "CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER";
-    case 11: return "CUBLASLT_ALGO_CAP_POINTER_MODE_MASK";
-    case 12: return "CUBLASLT_ALGO_CAP_EPILOGUE_MASK";
-    case 13: return "CUBLASLT_ALGO_CAP_STAGES_IDS";
-    case 14: return "CUBLASLT_ALGO_CAP_LD_NEGATIVE";
-    case 15: return "CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS";
-    case 16: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES";
-    case 17: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES";
-    case 18: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES";
-    case 19: return "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES";
-    case 21: return "CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT";
-    case 22: return "CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cublasLtMatmulAlgoConfigAttributes_t value, NULL when it is none of the constants. */
-static const char *trace_enum_10(long long value)
-{
-    switch (value) {
-    case 0: return "CUBLASLT_ALGO_CONFIG_ID";
-    case 1: return "CUBLASLT_ALGO_CONFIG_TILE_ID";
-    case 2: return "CUBLASLT_ALGO_CONFIG_SPLITK_NUM";
-    case 3: return "CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME";
-    case 4: return "CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING";
-    case 5: return "CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION";
-    case 6: return "CUBLASLT_ALGO_CONFIG_STAGES_ID";
-    case 7: return "CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID";
-    case 8: return "CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
-static const char *trace_enum(unsigned which, long long value)
-{
-    switch (which) {
-    case 0: return trace_enum_0(value);
-    case 1: return trace_enum_1(value);
-    case 2: return trace_enum_2(value);
-    case 3: return trace_enum_3(value);
-    case 4: return trace_enum_4(value);
-    case 5: return trace_enum_5(value);
-    case 6: return trace_enum_6(value);
-    case 7: return trace_enum_7(value);
-    case 8: return trace_enum_8(value);
-    case 9: return trace_enum_9(value);
-    case 10: return trace_enum_10(value);
-    default: return NULL;
-    }
-}
-
 typedef cublasStatus_t (*cubind__cublasLtCreate_fn)(cublasLtHandle_t *lightHandle);
-static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_create. */
-static cublasStatus_t call_cublasLtCreate(cublasLtHandle_t *lightHandle)
+/* What the wrapper calls until cublasLtCreate is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 0), (uintptr_t)lightHandle);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cublasLtCreate);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(lightHandle);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtCreate(cublasLtHandle_t *lightHandle)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtCreate(lightHandle);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 0, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;plightHandle;", (int)cubind_result, (uintptr_t)lightHandle);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtCreate is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtCreate(lightHandle) : call_cublasLtCreate(lightHandle);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(lightHandle);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -604,38 +1114,24 @@ cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
 }
 
 typedef cublasStatus_t (*cubind__cublasLtDestroy_fn)(cublasLtHandle_t lightHandle);
-static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHandle);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_destroy. */
-static cublasStatus_t call_cublasLtDestroy(cublasLtHandle_t lightHandle)
+/* What the wrapper calls until cublasLtDestroy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 1), (uintptr_t)lightHandle);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cublasLtDestroy);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(lightHandle);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtDestroy(cublasLtHandle_t lightHandle)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtDestroy(lightHandle);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 1, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;plightHandle;", (int)cubind_result, (uintptr_t)lightHandle);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtDestroy is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHandle)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtDestroy(lightHandle) : call_cublasLtDestroy(lightHandle);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(lightHandle);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -652,35 +1148,17 @@ cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle)
 }
 
 typedef const char *(*cubind__cublasLtGetStatusName_fn)(cublasStatus_t status);
-static CUBIND_COLD const char *slow_cublasLtGetStatusName(cublasStatus_t status);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_status_name. */
-static const char *call_cublasLtGetStatusName(cublasStatus_t status)
-{
-    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 2, NULL, (cubind__fnptr)slow_cublasLtGetStatusName);
-    if (cubind_fn == NULL)
-        return (const char *)0;
-    return cubind_fn(status);
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD const char *traced_cublasLtGetStatusName(cublasStatus_t status)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    const char * cubind_result = call_cublasLtGetStatusName(status);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 2, 0, trace_enum,
-                          "p;e0:status;", (uintptr_t)cubind_result, (long long)status);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtGetStatusName is resolved, and every call while tracing. */
+/* What the wrapper calls until cublasLtGetStatusName is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_cublasLtGetStatusName(cublasStatus_t status)
 {
-    if (cubind__tracing())
-        return traced_cublasLtGetStatusName(status);
-    return call_cublasLtGetStatusName(status);
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 2), (long long)status);
+    cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 2, NULL, (cubind__fnptr)slow_cublasLtGetStatusName);
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
+    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    return cubind_result;
 }
 
 const char *cubind_cublasLt_get_status_name(cublasStatus_t status)
@@ -690,35 +1168,17 @@ const char *cubind_cublasLt_get_status_name(cublasStatus_t status)
 }
 
 typedef const char *(*cubind__cublasLtGetStatusString_fn)(cublasStatus_t status);
-static CUBIND_COLD const char *slow_cublasLtGetStatusString(cublasStatus_t status);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_status_string. */
-static const char *call_cublasLtGetStatusString(cublasStatus_t status)
-{
-    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 3, NULL, (cubind__fnptr)slow_cublasLtGetStatusString);
-    if (cubind_fn == NULL)
-        return (const char *)0;
-    return cubind_fn(status);
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD const char *traced_cublasLtGetStatusString(cublasStatus_t status)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    const char * cubind_result = call_cublasLtGetStatusString(status);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 3, 0, trace_enum,
-                          "p;e0:status;", (uintptr_t)cubind_result, (long long)status);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtGetStatusString is resolved, and every call while tracing. */
+/* What the wrapper calls until cublasLtGetStatusString is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_cublasLtGetStatusString(cublasStatus_t status)
 {
-    if (cubind__tracing())
-        return traced_cublasLtGetStatusString(status);
-    return call_cublasLtGetStatusString(status);
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 3), (long long)status);
+    cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 3, NULL, (cubind__fnptr)slow_cublasLtGetStatusString);
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : (const char *)0;
+    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    return cubind_result;
 }
 
 const char *cubind_cublasLt_get_status_string(cublasStatus_t status)
@@ -728,35 +1188,17 @@ const char *cubind_cublasLt_get_status_string(cublasStatus_t status)
 }
 
 typedef size_t (*cubind__cublasLtGetVersion_fn)(void);
-static CUBIND_COLD size_t slow_cublasLtGetVersion(void);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_version. */
-static size_t call_cublasLtGetVersion(void)
-{
-    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 4, NULL, (cubind__fnptr)slow_cublasLtGetVersion);
-    if (cubind_fn == NULL)
-        return (size_t)0;
-    return cubind_fn();
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD size_t traced_cublasLtGetVersion(void)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    size_t cubind_result = call_cublasLtGetVersion();
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 4, 0, trace_enum,
-                          "u;", (unsigned long long)cubind_result);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtGetVersion is resolved, and every call while tracing. */
+/* What the wrapper calls until cublasLtGetVersion is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD size_t slow_cublasLtGetVersion(void)
 {
-    if (cubind__tracing())
-        return traced_cublasLtGetVersion();
-    return call_cublasLtGetVersion();
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 4));
+    cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 4, NULL, (cubind__fnptr)slow_cublasLtGetVersion);
+    size_t cubind_result = cubind_fn != NULL ? cubind_fn() : (size_t)0;
+    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    return cubind_result;
 }
 
 size_t cubind_cublasLt_get_version(void)
@@ -766,35 +1208,17 @@ size_t cubind_cublasLt_get_version(void)
 }
 
 typedef size_t (*cubind__cublasLtGetCudartVersion_fn)(void);
-static CUBIND_COLD size_t slow_cublasLtGetCudartVersion(void);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_cudart_version. */
-static size_t call_cublasLtGetCudartVersion(void)
-{
-    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 5, NULL, (cubind__fnptr)slow_cublasLtGetCudartVersion);
-    if (cubind_fn == NULL)
-        return (size_t)0;
-    return cubind_fn();
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD size_t traced_cublasLtGetCudartVersion(void)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    size_t cubind_result = call_cublasLtGetCudartVersion();
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 5, 0, trace_enum,
-                          "u;", (unsigned long long)cubind_result);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtGetCudartVersion is resolved, and every call while tracing. */
+/* What the wrapper calls until cublasLtGetCudartVersion is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD size_t slow_cublasLtGetCudartVersion(void)
 {
-    if (cubind__tracing())
-        return traced_cublasLtGetCudartVersion();
-    return call_cublasLtGetCudartVersion();
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 5));
+    cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 5, NULL, (cubind__fnptr)slow_cublasLtGetCudartVersion);
+    size_t cubind_result = cubind_fn != NULL ? cubind_fn() : (size_t)0;
+    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    return cubind_result;
 }
 
 size_t cubind_cublasLt_get_cudart_version(void)
@@ -804,38 +1228,24 @@ size_t cubind_cublasLt_get_cudart_version(void)
 }
 
 typedef cublasStatus_t (*cubind__cublasLtGetProperty_fn)(libraryPropertyType type, int *value);
-static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType type, int *value);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_get_property. */
-static cublasStatus_t call_cublasLtGetProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until cublasLtGetProperty is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType type, int *value)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 6), (long long)type, (uintptr_t)value);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cublasLtGetProperty);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(type, value);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtGetProperty(libraryPropertyType type, int *value)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtGetProperty(type, value);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 6, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;e1:type;pvalue;", (int)cubind_result, (long long)type, (uintptr_t)value);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtGetProperty is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType type, int *value)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtGetProperty(type, value) : call_cublasLtGetProperty(type, value);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(type, value);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -852,38 +1262,24 @@ cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value
 }
 
 typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheGetCapacity_fn)(size_t *capacity);
-static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_heuristics_cache_get_capacity. */
-static cublasStatus_t call_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
+/* What the wrapper calls until cublasLtHeuristicsCacheGetCapacity is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 7), (uintptr_t)capacity);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cublasLtHeuristicsCacheGetCapacity);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(capacity);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtHeuristicsCacheGetCapacity(capacity);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 7, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pcapacity;", (int)cubind_result, (uintptr_t)capacity);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtHeuristicsCacheGetCapacity is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtHeuristicsCacheGetCapacity(capacity) : call_cublasLtHeuristicsCacheGetCapacity(capacity);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(capacity);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -900,38 +1296,24 @@ cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
 }
 
 typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheSetCapacity_fn)(size_t capacity);
-static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_heuristics_cache_set_capacity. */
-static cublasStatus_t call_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
+/* What the wrapper calls until cublasLtHeuristicsCacheSetCapacity is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 8), (unsigned long long)capacity);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cublasLtHeuristicsCacheSetCapacity);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(capacity);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtHeuristicsCacheSetCapacity(capacity);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 8, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ucapacity;", (int)cubind_result, (unsigned long long)capacity);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtHeuristicsCacheSetCapacity is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtHeuristicsCacheSetCapacity(capacity) : call_cublasLtHeuristicsCacheSetCapacity(capacity);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(capacity);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -948,35 +1330,17 @@ cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity)
 }
 
 typedef unsigned int (*cubind__cublasLtDisableCpuInstructionsSetMask_fn)(unsigned int mask);
-static CUBIND_COLD unsigned int slow_cublasLtDisableCpuInstructionsSetMask(unsigned int mask);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_disable_cpu_instructions_set_mask. */
-static unsigned int call_cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
-{
-    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 9, NULL, (cubind__fnptr)slow_cublasLtDisableCpuInstructionsSetMask);
-    if (cubind_fn == NULL)
-        return (unsigned int)0;
-    return cubind_fn(mask);
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD unsigned int traced_cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    unsigned int cubind_result = call_cublasLtDisableCpuInstructionsSetMask(mask);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 9, 0, trace_enum,
-                          "u;umask;", (unsigned long long)cubind_result, (unsigned long long)mask);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtDisableCpuInstructionsSetMask is resolved, and every call while tracing. */
+/* What the wrapper calls until cublasLtDisableCpuInstructionsSetMask is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD unsigned int slow_cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
 {
-    if (cubind__tracing())
-        return traced_cublasLtDisableCpuInstructionsSetMask(mask);
-    return call_cublasLtDisableCpuInstructionsSetMask(mask);
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 9), (unsigned long long)mask);
+    cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 9, NULL, (cubind__fnptr)slow_cublasLtDisableCpuInstructionsSetMask);
+    unsigned int cubind_result = cubind_fn != NULL ? cubind_fn(mask) : (unsigned int)0;
+    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    return cubind_result;
 }
 
 unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask)
@@ -986,38 +1350,24 @@ unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmul_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul. */
-static cublasStatus_t call_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+/* What the wrapper calls until cublasLtMatmul is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 10), (uintptr_t)lightHandle, (uintptr_t)computeDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)beta, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)D, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)workspace, (unsigned long long)workspaceSizeInBytes, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmul);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 10, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;plightHandle;pcomputeDesc;palpha;pA;pAdesc;pB;pBdesc;pbeta;pC;pCdesc;pD;pDdesc;palgo;pworkspace;uworkspaceSizeInBytes;pstream;", (int)cubind_result, (uintptr_t)lightHandle, (uintptr_t)computeDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)beta, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)D, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)workspace, (unsigned long long)workspaceSizeInBytes, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmul is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream) : call_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1034,38 +1384,24 @@ cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatm
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransform_fn)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform. */
-static cublasStatus_t call_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
+/* What the wrapper calls until cublasLtMatrixTransform is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 11), (uintptr_t)lightHandle, (uintptr_t)transformDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)beta, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransform);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 11, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;plightHandle;ptransformDesc;palpha;pA;pAdesc;pbeta;pB;pBdesc;pC;pCdesc;pstream;", (int)cubind_result, (uintptr_t)lightHandle, (uintptr_t)transformDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)beta, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatrixTransform is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream) : call_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1082,38 +1418,24 @@ cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cu
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutInit_internal_fn)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_layout_init_internal. */
-static cublasStatus_t call_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+/* What the wrapper calls until cublasLtMatrixLayoutInit_internal is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 12), (uintptr_t)matLayout, (unsigned long long)size, (long long)type, (unsigned long long)rows, (unsigned long long)cols, (long long)ld);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutInit_internal);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 12, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pmatLayout;usize;e2:type;urows;ucols;ild;", (int)cubind_result, (uintptr_t)matLayout, (unsigned long long)size, (long long)type, (unsigned long long)rows, (unsigned long long)cols, (long long)ld);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatrixLayoutInit_internal is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld) : call_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1130,38 +1452,24 @@ cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutCreate_fn)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_layout_create. */
-static cublasStatus_t call_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+/* What the wrapper calls until cublasLtMatrixLayoutCreate is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 13), (uintptr_t)matLayout, (long long)type, (unsigned long long)rows, (unsigned long long)cols, (long long)ld);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutCreate);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 13, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pmatLayout;e2:type;urows;ucols;ild;", (int)cubind_result, (uintptr_t)matLayout, (long long)type, (unsigned long long)rows, (unsigned long long)cols, (long long)ld);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatrixLayoutCreate is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld) : call_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1178,38 +1486,24 @@ cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matL
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutDestroy_fn)(cublasLtMatrixLayout_t matLayout);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_layout_destroy. */
-static cublasStatus_t call_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
+/* What the wrapper calls until cublasLtMatrixLayoutDestroy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 14), (uintptr_t)matLayout);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutDestroy);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(matLayout);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatrixLayoutDestroy(matLayout);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 14, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pmatLayout;", (int)cubind_result, (uintptr_t)matLayout);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatrixLayoutDestroy is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixLayoutDestroy(matLayout) : call_cublasLtMatrixLayoutDestroy(matLayout);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(matLayout);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1226,38 +1520,24 @@ cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matL
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutSetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_layout_set_attribute. */
-static cublasStatus_t call_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatrixLayoutSetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 15), (uintptr_t)matLayout, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutSetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 15, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pmatLayout;e3:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)matLayout, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatrixLayoutSetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes) : call_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1274,38 +1554,24 @@ cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutGetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_layout_get_attribute. */
-static cublasStatus_t call_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatrixLayoutGetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 16), (uintptr_t)matLayout, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutGetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 16, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pmatLayout;e3:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)matLayout, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatrixLayoutGetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1322,38 +1588,24 @@ cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescInit_internal_fn)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_desc_init_internal. */
-static cublasStatus_t call_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
+/* What the wrapper calls until cublasLtMatmulDescInit_internal is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 17), (uintptr_t)matmulDesc, (unsigned long long)size, (long long)computeType, (long long)scaleType);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescInit_internal);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 17, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pmatmulDesc;usize;e4:computeType;e2:scaleType;", (int)cubind_result, (uintptr_t)matmulDesc, (unsigned long long)size, (long long)computeType, (long long)scaleType);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulDescInit_internal is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType) : call_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1370,38 +1622,24 @@ cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t ma
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescCreate_fn)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_desc_create. */
-static cublasStatus_t call_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
+/* What the wrapper calls until cublasLtMatmulDescCreate is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 18), (uintptr_t)matmulDesc, (long long)computeType, (long long)scaleType);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescCreate);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 18, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pmatmulDesc;e4:computeType;e2:scaleType;", (int)cubind_result, (uintptr_t)matmulDesc, (long long)computeType, (long long)scaleType);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulDescCreate is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType) : call_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1418,38 +1656,24 @@ cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDe
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescDestroy_fn)(cublasLtMatmulDesc_t matmulDesc);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_desc_destroy. */
-static cublasStatus_t call_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
+/* What the wrapper calls until cublasLtMatmulDescDestroy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 19), (uintptr_t)matmulDesc);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescDestroy);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(matmulDesc);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulDescDestroy(matmulDesc);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 19, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pmatmulDesc;", (int)cubind_result, (uintptr_t)matmulDesc);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulDescDestroy is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulDescDestroy(matmulDesc) : call_cublasLtMatmulDescDestroy(matmulDesc);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(matmulDesc);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1466,38 +1690,24 @@ cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDe
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescSetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_desc_set_attribute. */
-static cublasStatus_t call_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatmulDescSetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 20), (uintptr_t)matmulDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescSetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 20, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)matmulDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulDescSetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes) : call_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1514,38 +1724,24 @@ cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t ma
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulDescGetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_desc_get_attribute. */
-static cublasStatus_t call_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulDescGetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 21), (uintptr_t)matmulDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescGetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 21, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)matmulDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulDescGetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1562,38 +1758,24 @@ cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t ma
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescInit_internal_fn)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform_desc_init_internal. */
-static cublasStatus_t call_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
+/* What the wrapper calls until cublasLtMatrixTransformDescInit_internal is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 22), (uintptr_t)transformDesc, (unsigned long long)size, (long long)scaleType);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescInit_internal);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(transformDesc, size, scaleType);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 22, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ptransformDesc;usize;e2:scaleType;", (int)cubind_result, (uintptr_t)transformDesc, (unsigned long long)size, (long long)scaleType);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatrixTransformDescInit_internal is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType) : call_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(transformDesc, size, scaleType);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1610,38 +1792,24 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatri
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescCreate_fn)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform_desc_create. */
-static cublasStatus_t call_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
+/* What the wrapper calls until cublasLtMatrixTransformDescCreate is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 23), (uintptr_t)transformDesc, (long long)scaleType);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescCreate);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(transformDesc, scaleType);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 23, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ptransformDesc;e2:scaleType;", (int)cubind_result, (uintptr_t)transformDesc, (long long)scaleType);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatrixTransformDescCreate is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransformDescCreate(transformDesc, scaleType) : call_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(transformDesc, scaleType);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1658,38 +1826,24 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransf
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescDestroy_fn)(cublasLtMatrixTransformDesc_t transformDesc);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform_desc_destroy. */
-static cublasStatus_t call_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
+/* What the wrapper calls until cublasLtMatrixTransformDescDestroy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 24), (uintptr_t)transformDesc);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescDestroy);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(transformDesc);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatrixTransformDescDestroy(transformDesc);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 24, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ptransformDesc;", (int)cubind_result, (uintptr_t)transformDesc);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatrixTransformDescDestroy is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransformDescDestroy(transformDesc) : call_cublasLtMatrixTransformDescDestroy(transformDesc);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(transformDesc);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1706,38 +1860,24 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTrans
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescSetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform_desc_set_attribute. */
-static cublasStatus_t call_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatrixTransformDescSetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 25), (uintptr_t)transformDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescSetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 25, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)transformDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatrixTransformDescSetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes) : call_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1754,38 +1894,24 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatri
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescGetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matrix_transform_desc_get_attribute. */
-static cublasStatus_t call_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatrixTransformDescGetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 26), (uintptr_t)transformDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescGetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 26, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)transformDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatrixTransformDescGetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1802,38 +1928,24 @@ cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatri
 }
 
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescInit_internal_fn)(cublasLtEmulationDesc_t emulationDesc, size_t size);
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_emulation_desc_init_internal. */
-static cublasStatus_t call_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
+/* What the wrapper calls until cublasLtEmulationDescInit_internal is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 27), (uintptr_t)emulationDesc, (unsigned long long)size);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescInit_internal);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(emulationDesc, size);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtEmulationDescInit_internal(emulationDesc, size);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 27, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pemulationDesc;usize;", (int)cubind_result, (uintptr_t)emulationDesc, (unsigned long long)size);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtEmulationDescInit_internal is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtEmulationDescInit_internal(emulationDesc, size) : call_cublasLtEmulationDescInit_internal(emulationDesc, size);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(emulationDesc, size);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1850,38 +1962,24 @@ cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDes
 }
 
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescCreate_fn)(cublasLtEmulationDesc_t *emulationDesc);
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_emulation_desc_create. */
-static cublasStatus_t call_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
+/* What the wrapper calls until cublasLtEmulationDescCreate is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 28), (uintptr_t)emulationDesc);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescCreate);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(emulationDesc);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtEmulationDescCreate(emulationDesc);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 28, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pemulationDesc;", (int)cubind_result, (uintptr_t)emulationDesc);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtEmulationDescCreate is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtEmulationDescCreate(emulationDesc) : call_cublasLtEmulationDescCreate(emulationDesc);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(emulationDesc);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1898,38 +1996,24 @@ cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *em
 }
 
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescDestroy_fn)(cublasLtEmulationDesc_t emulationDesc);
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_emulation_desc_destroy. */
-static cublasStatus_t call_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
+/* What the wrapper calls until cublasLtEmulationDescDestroy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 29), (uintptr_t)emulationDesc);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescDestroy);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(emulationDesc);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtEmulationDescDestroy(emulationDesc);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 29, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pemulationDesc;", (int)cubind_result, (uintptr_t)emulationDesc);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtEmulationDescDestroy is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtEmulationDescDestroy(emulationDesc) : call_cublasLtEmulationDescDestroy(emulationDesc);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(emulationDesc);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1946,38 +2030,24 @@ cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t em
 }
 
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescSetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_emulation_desc_set_attribute. */
-static cublasStatus_t call_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtEmulationDescSetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 30), (uintptr_t)emulationDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescSetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 30, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)emulationDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtEmulationDescSetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes) : call_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1994,38 +2064,24 @@ cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDes
 }
 
 typedef cublasStatus_t (*cubind__cublasLtEmulationDescGetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_emulation_desc_get_attribute. */
-static cublasStatus_t call_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtEmulationDescGetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 31), (uintptr_t)emulationDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescGetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 31, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)emulationDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtEmulationDescGetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2042,38 +2098,24 @@ cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDes
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceInit_internal_fn)(cublasLtMatmulPreference_t pref, size_t size);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_preference_init_internal. */
-static cublasStatus_t call_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
+/* What the wrapper calls until cublasLtMatmulPreferenceInit_internal is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 32), (uintptr_t)pref, (unsigned long long)size);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceInit_internal);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(pref, size);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulPreferenceInit_internal(pref, size);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 32, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ppref;usize;", (int)cubind_result, (uintptr_t)pref, (unsigned long long)size);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulPreferenceInit_internal is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulPreferenceInit_internal(pref, size) : call_cublasLtMatmulPreferenceInit_internal(pref, size);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(pref, size);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2090,38 +2132,24 @@ cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPre
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceCreate_fn)(cublasLtMatmulPreference_t *pref);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_preference_create. */
-static cublasStatus_t call_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
+/* What the wrapper calls until cublasLtMatmulPreferenceCreate is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 33), (uintptr_t)pref);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceCreate);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(pref);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulPreferenceCreate(pref);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 33, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ppref;", (int)cubind_result, (uintptr_t)pref);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulPreferenceCreate is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulPreferenceCreate(pref) : call_cublasLtMatmulPreferenceCreate(pref);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(pref);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2138,38 +2166,24 @@ cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceDestroy_fn)(cublasLtMatmulPreference_t pref);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_preference_destroy. */
-static cublasStatus_t call_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
+/* What the wrapper calls until cublasLtMatmulPreferenceDestroy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 34), (uintptr_t)pref);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceDestroy);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(pref);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulPreferenceDestroy(pref);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 34, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ppref;", (int)cubind_result, (uintptr_t)pref);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulPreferenceDestroy is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulPreferenceDestroy(pref) : call_cublasLtMatmulPreferenceDestroy(pref);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(pref);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2186,38 +2200,24 @@ cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreferenc
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceSetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_preference_set_attribute. */
-static cublasStatus_t call_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatmulPreferenceSetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 35), (uintptr_t)pref, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceSetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 35, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ppref;e8:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)pref, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulPreferenceSetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes) : call_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2234,38 +2234,24 @@ cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPre
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceGetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_preference_get_attribute. */
-static cublasStatus_t call_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulPreferenceGetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 36), (uintptr_t)pref, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceGetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 36, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ppref;e8:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)pref, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulPreferenceGetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2282,38 +2268,24 @@ cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPre
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetHeuristic_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_get_heuristic. */
-static cublasStatus_t call_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
+/* What the wrapper calls until cublasLtMatmulAlgoGetHeuristic is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 37), (uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)preference, (long long)requestedAlgoCount, (uintptr_t)heuristicResultsArray, (uintptr_t)returnAlgoCount);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoGetHeuristic);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 37, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;ppreference;irequestedAlgoCount;pheuristicResultsArray;preturnAlgoCount;", (int)cubind_result, (uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)preference, (long long)requestedAlgoCount, (uintptr_t)heuristicResultsArray, (uintptr_t)returnAlgoCount);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulAlgoGetHeuristic is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount) : call_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2330,38 +2302,24 @@ cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightH
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetIds_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_get_ids. */
-static cublasStatus_t call_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
+/* What the wrapper calls until cublasLtMatmulAlgoGetIds is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 38), (uintptr_t)lightHandle, (long long)computeType, (long long)scaleType, (long long)Atype, (long long)Btype, (long long)Ctype, (long long)Dtype, (long long)requestedAlgoCount, (uintptr_t)algoIdsArray, (uintptr_t)returnAlgoCount);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoGetIds);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 38, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;irequestedAlgoCount;palgoIdsArray;preturnAlgoCount;", (int)cubind_result, (uintptr_t)lightHandle, (long long)computeType, (long long)scaleType, (long long)Atype, (long long)Btype, (long long)Ctype, (long long)Dtype, (long long)requestedAlgoCount, (uintptr_t)algoIdsArray, (uintptr_t)returnAlgoCount);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulAlgoGetIds is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount) : call_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2378,38 +2336,24 @@ cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle,
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoInit_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_init. */
-static cublasStatus_t call_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
+/* What the wrapper calls until cublasLtMatmulAlgoInit is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 39), (uintptr_t)lightHandle, (long long)computeType, (long long)scaleType, (long long)Atype, (long long)Btype, (long long)Ctype, (long long)Dtype, (long long)algoId, (uintptr_t)algo);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoInit);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 39, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;ialgoId;palgo;", (int)cubind_result, (uintptr_t)lightHandle, (long long)computeType, (long long)scaleType, (long long)Atype, (long long)Btype, (long long)Ctype, (long long)Dtype, (long long)algoId, (uintptr_t)algo);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulAlgoInit is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo) : call_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2426,38 +2370,24 @@ cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cu
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCheck_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_check. */
-static cublasStatus_t call_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
+/* What the wrapper calls until cublasLtMatmulAlgoCheck is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 40), (uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)result);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoCheck);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 40, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;palgo;presult;", (int)cubind_result, (uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)result);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulAlgoCheck is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result) : call_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2474,38 +2404,24 @@ cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, c
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCapGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_cap_get_attribute. */
-static cublasStatus_t call_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulAlgoCapGetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 41), (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoCapGetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 41, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;palgo;e9:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulAlgoCapGetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2522,38 +2438,24 @@ cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmu
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_config_set_attribute. */
-static cublasStatus_t call_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatmulAlgoConfigSetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 42), (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoConfigSetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 42, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;palgo;e10:attr;pbuf;usizeInBytes;", (int)cubind_result, (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulAlgoConfigSetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes) : call_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2570,38 +2472,24 @@ cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAl
 }
 
 typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_matmul_algo_config_get_attribute. */
-static cublasStatus_t call_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulAlgoConfigGetAttribute is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 43), (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoConfigGetAttribute);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 43, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;palgo;e10:attr;pbuf;usizeInBytes;psizeWritten;", (int)cubind_result, (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtMatmulAlgoConfigGetAttribute is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten) : call_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2618,38 +2506,24 @@ cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMa
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetCallback_fn)(cublasLtLoggerCallback_t callback);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_set_callback. */
-static cublasStatus_t call_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
+/* What the wrapper calls until cublasLtLoggerSetCallback is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 44), (uintptr_t)callback);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetCallback);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(callback);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtLoggerSetCallback(callback);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 44, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pcallback;", (int)cubind_result, (uintptr_t)callback);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtLoggerSetCallback is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerSetCallback(callback) : call_cublasLtLoggerSetCallback(callback);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(callback);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2666,38 +2540,24 @@ cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t call
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetFile_fn)(FILE *file);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_set_file. */
-static cublasStatus_t call_cublasLtLoggerSetFile(FILE *file)
+/* What the wrapper calls until cublasLtLoggerSetFile is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 45), (uintptr_t)file);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetFile);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(file);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetFile(FILE *file)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtLoggerSetFile(file);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 45, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;pfile;", (int)cubind_result, (uintptr_t)file);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtLoggerSetFile is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerSetFile(file) : call_cublasLtLoggerSetFile(file);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(file);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2714,38 +2574,24 @@ cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerOpenFile_fn)(const char *logFile);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFile);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_open_file. */
-static cublasStatus_t call_cublasLtLoggerOpenFile(const char *logFile)
+/* What the wrapper calls until cublasLtLoggerOpenFile is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFile)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 46), (uintptr_t)logFile);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerOpenFile);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(logFile);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerOpenFile(const char *logFile)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtLoggerOpenFile(logFile);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 46, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;plogFile;", (int)cubind_result, (uintptr_t)logFile);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtLoggerOpenFile is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFile)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerOpenFile(logFile) : call_cublasLtLoggerOpenFile(logFile);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(logFile);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2762,38 +2608,24 @@ cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetLevel_fn)(int level);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_set_level. */
-static cublasStatus_t call_cublasLtLoggerSetLevel(int level)
+/* What the wrapper calls until cublasLtLoggerSetLevel is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 47), (long long)level);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetLevel);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(level);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetLevel(int level)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtLoggerSetLevel(level);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 47, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;ilevel;", (int)cubind_result, (long long)level);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtLoggerSetLevel is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerSetLevel(level) : call_cublasLtLoggerSetLevel(level);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(level);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2810,38 +2642,24 @@ cublasStatus_t cubind_cublasLt_logger_set_level(int level)
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerSetMask_fn)(int mask);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_set_mask. */
-static cublasStatus_t call_cublasLtLoggerSetMask(int mask)
+/* What the wrapper calls until cublasLtLoggerSetMask is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 48), (long long)mask);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetMask);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(mask);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerSetMask(int mask)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtLoggerSetMask(mask);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 48, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;imask;", (int)cubind_result, (long long)mask);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtLoggerSetMask is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerSetMask(mask) : call_cublasLtLoggerSetMask(mask);
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(mask);
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2858,38 +2676,24 @@ cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
 }
 
 typedef cublasStatus_t (*cubind__cublasLtLoggerForceDisable_fn)(void);
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cublasLt_logger_force_disable. */
-static cublasStatus_t call_cublasLtLoggerForceDisable(void)
+/* What the wrapper calls until cublasLtLoggerForceDisable is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 49));
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerForceDisable);
     cublasStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cublasStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn();
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cublasStatus_t traced_cublasLtLoggerForceDisable(void)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUBLASLT);
-    cublasStatus_t cubind_result = call_cublasLtLoggerForceDisable();
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cublasLt_symbols.table, 49, cubind_result != CUBLAS_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUBLASLT, (int)cubind_result), trace_enum,
-                          "s;", (int)cubind_result);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cublasLtLoggerForceDisable is resolved, and every call while tracing. */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void)
-{
-    cublasStatus_t cubind_status = cubind__tracing() ? traced_cublasLtLoggerForceDisable() : call_cublasLtLoggerForceDisable();
+    if (cubind_fn == NULL) {
+        cubind_status = (cublasStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn();
+        if (cubind_status != CUBLAS_STATUS_SUCCESS)
+            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
         return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;

@@ -30,8 +30,9 @@ cubind__offset cubind__cufft_offsets[SYMBOL_COUNT];
 cubind_slot *const cubind_cufft_slots_ce3533edb7df = (cubind_slot *)cubind__cufft_slots;
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
- * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
- * needs no relocation when libcubind is loaded. */
+ * and each function's names as offsets into them; while tracing is built, each function's
+ * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
+ * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
 const struct cubind__cufft_symbols {
     cubind__symbol_table table;
     struct names {
@@ -147,11 +148,138 @@ const struct cubind__cufft_symbols {
         char wrapper_cubind_cufft_xt_exec_descriptor[32];
         char symbol_cufftXtSetWorkAreaPolicy[25];
         char wrapper_cubind_cufft_xt_set_work_area_policy[37];
+#if !defined(CUBIND_NO_TRACE)
+        char trace_0[28];
+        char trace_1[25];
+        char trace_2[29];
+        char trace_3[83];
+        char trace_4[38];
+        char trace_5[35];
+        char trace_6[39];
+        char trace_7[93];
+        char trace_8[32];
+        char trace_9[29];
+        char trace_10[33];
+        char trace_11[87];
+        char trace_12[11];
+        char trace_13[40];
+        char trace_14[37];
+        char trace_15[41];
+        char trace_16[95];
+        char trace_17[21];
+        char trace_18[19];
+        char trace_19[23];
+        char trace_20[34];
+        char trace_21[23];
+        char trace_22[17];
+        char trace_23[9];
+        char trace_24[12];
+        char trace_25[18];
+        char trace_26[36];
+        char trace_27[37];
+        char trace_28[21];
+        char trace_29[29];
+        char trace_30[31];
+        char trace_31[41];
+        char trace_32[15];
+        char trace_33[35];
+        char trace_34[24];
+        char trace_35[35];
+        char trace_36[50];
+        char trace_37[19];
+        char trace_38[31];
+        char trace_39[103];
+        char trace_40[129];
+        char trace_41[29];
+        char enum_0_0[10];
+        char enum_0_1[10];
+        char enum_0_2[10];
+        char enum_0_3[10];
+        char enum_0_4[10];
+        char enum_0_5[10];
+        char enum_1_0[14];
+        char enum_1_1[14];
+        char enum_1_2[12];
+        char enum_2_0[38];
+        char enum_2_1[47];
+        char enum_3_0[22];
+        char enum_3_1[23];
+        char enum_3_2[24];
+        char enum_3_3[33];
+        char enum_3_4[34];
+        char enum_3_5[34];
+        char enum_3_6[35];
+        char enum_3_7[23];
+        char enum_4_0[26];
+        char enum_4_1[26];
+        char enum_4_2[28];
+        char enum_4_3[21];
+        char enum_5_0[23];
+        char enum_5_1[22];
+        char enum_6_0[20];
+        char enum_6_1[27];
+        char enum_6_2[17];
+        char enum_6_3[24];
+        char enum_6_4[20];
+        char enum_6_5[27];
+        char enum_6_6[17];
+        char enum_6_7[24];
+        char enum_6_8[19];
+        char enum_7_0[11];
+        char enum_7_1[11];
+        char enum_7_2[11];
+        char enum_7_3[10];
+        char enum_7_4[11];
+        char enum_7_5[11];
+        char enum_7_6[11];
+        char enum_7_7[10];
+        char enum_7_8[10];
+        char enum_7_9[10];
+        char enum_7_10[11];
+        char enum_7_11[11];
+        char enum_7_12[11];
+        char enum_7_13[11];
+        char enum_7_14[12];
+        char enum_7_15[12];
+        char enum_7_16[10];
+        char enum_7_17[10];
+        char enum_7_18[10];
+        char enum_7_19[10];
+        char enum_7_20[11];
+        char enum_7_21[11];
+        char enum_7_22[11];
+        char enum_7_23[11];
+        char enum_7_24[11];
+        char enum_7_25[11];
+        char enum_7_26[11];
+        char enum_7_27[11];
+        char enum_7_28[15];
+        char enum_7_29[15];
+        char enum_7_30[16];
+        char enum_7_31[15];
+        char enum_7_32[15];
+        char enum_7_33[15];
+        char enum_8_0[23];
+        char enum_8_1[20];
+        char enum_8_2[27];
+#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+#if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    unsigned descriptions[SYMBOL_COUNT];
+    cubind__trace_enum_range enums[9];
+    long long values[71];
+    unsigned value_names[71];
+#endif
 } cubind__cufft_symbols = {
     {CUBIND_LIB_CUFFT, SYMBOL_COUNT, offsetof(struct cubind__cufft_symbols, names),
-     offsetof(struct cubind__cufft_symbols, offsets)},
+     offsetof(struct cubind__cufft_symbols, offsets),
+#if defined(CUBIND_NO_TRACE)
+     0},
+#else
+     offsetof(struct cubind__cufft_symbols, trace)},
+#endif
     {
         "cufftPlan1d",
         "cubind_cufft_plan1d",
@@ -265,8 +393,124 @@ const struct cubind__cufft_symbols {
         "cubind_cufft_xt_exec_descriptor",
         "cufftXtSetWorkAreaPolicy",
         "cubind_cufft_xt_set_work_area_policy",
+#if !defined(CUBIND_NO_TRACE)
+        "s;pplan;inx;e0:type;ibatch;",
+        "s;pplan;inx;iny;e0:type;",
+        "s;pplan;inx;iny;inz;e0:type;",
+        "s;pplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;",
+        "s;iplan;inx;e0:type;ibatch;pworkSize;",
+        "s;iplan;inx;iny;e0:type;pworkSize;",
+        "s;iplan;inx;iny;inz;e0:type;pworkSize;",
+        "s;iplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;",
+        "s;inx;e0:type;ibatch;pworkSize;",
+        "s;inx;iny;e0:type;pworkSize;",
+        "s;inx;iny;inz;e0:type;pworkSize;",
+        "s;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;",
+        "s;phandle;",
+        "s;ihandle;inx;e0:type;ibatch;pworkSize;",
+        "s;ihandle;inx;iny;e0:type;pworkSize;",
+        "s;ihandle;inx;iny;inz;e0:type;pworkSize;",
+        "s;ihandle;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkArea;",
+        "s;ihandle;pworkSize;",
+        "s;iplan;pworkArea;",
+        "s;iplan;iautoAllocate;",
+        "s;iplan;pidata;podata;idirection;",
+        "s;iplan;pidata;podata;",
+        "s;iplan;pstream;",
+        "s;iplan;",
+        "s;pversion;",
+        "s;e1:type;pvalue;",
+        "s;iplan;e2:property;iinputValueInt;",
+        "s;iplan;e2:property;preturnPtrValue;",
+        "s;iplan;e2:property;",
+        "s;ihandle;inGPUs;pwhichGPUs;",
+        "s;iplan;pdescriptor;e3:format;",
+        "s;iplan;pdstPointer;psrcPointer;e4:type;",
+        "s;pdescriptor;",
+        "s;iplan;pinput;poutput;idirection;",
+        "s;iplan;pinput;poutput;",
+        "s;iplan;pqueryStruct;e5:queryType;",
+        "s;iplan;pcallback_routine;e6:cbType;pcaller_info;",
+        "s;iplan;e6:cbType;",
+        "s;iplan;e6:cbType;usharedSize;",
+        "s;iplan;plto_callback_symbol_name;plto_callback_fatbin;ulto_callback_fatbin_size;e6:type;pcaller_info;",
+        "s;iplan;irank;pn;pinembed;iistride;iidist;e7:inputtype;ponembed;iostride;iodist;e7:outputtype;ibatch;pworkSize;e7:executiontype;",
+        "s;iplan;e8:policy;pworkSize;",
+        "CUFFT_C2C",
+        "CUFFT_R2C",
+        "CUFFT_C2R",
+        "CUFFT_Z2Z",
+        "CUFFT_D2Z",
+        "CUFFT_Z2D",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT",
+        "NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS",
+        "CUFFT_XT_FORMAT_INPUT",
+        "CUFFT_XT_FORMAT_OUTPUT",
+        "CUFFT_XT_FORMAT_INPLACE",
+        "CUFFT_XT_FORMAT_INPLACE_SHUFFLED",
+        "CUFFT_XT_FORMAT_1D_INPUT_SHUFFLED",
+        "CUFFT_XT_FORMAT_DISTRIBUTED_INPUT",
+        "CUFFT_XT_FORMAT_DISTRIBUTED_OUTPUT",
+        "CUFFT_FORMAT_UNDEFINED",
+        "CUFFT_COPY_HOST_TO_DEVICE",
+        "CUFFT_COPY_DEVICE_TO_HOST",
+        "CUFFT_COPY_DEVICE_TO_DEVICE",
+        "CUFFT_COPY_UNDEFINED",
+        "CUFFT_QUERY_1D_FACTORS",
+        "CUFFT_QUERY_UNDEFINED",
+        "CUFFT_CB_LD_COMPLEX",
+        "CUFFT_CB_LD_COMPLEX_DOUBLE",
+        "CUFFT_CB_LD_REAL",
+        "CUFFT_CB_LD_REAL_DOUBLE",
+        "CUFFT_CB_ST_COMPLEX",
+        "CUFFT_CB_ST_COMPLEX_DOUBLE",
+        "CUFFT_CB_ST_REAL",
+        "CUFFT_CB_ST_REAL_DOUBLE",
+        "CUFFT_CB_UNDEFINED",
+        "CUDA_R_32F",
+        "CUDA_R_64F",
+        "CUDA_R_16F",
+        "CUDA_R_8I",
+        "CUDA_C_32F",
+        "CUDA_C_64F",
+        "CUDA_C_16F",
+        "CUDA_C_8I",
+        "CUDA_R_8U",
+        "CUDA_C_8U",
+        "CUDA_R_32I",
+        "CUDA_C_32I",
+        "CUDA_R_32U",
+        "CUDA_C_32U",
+        "CUDA_R_16BF",
+        "CUDA_C_16BF",
+        "CUDA_R_4I",
+        "CUDA_C_4I",
+        "CUDA_R_4U",
+        "CUDA_C_4U",
+        "CUDA_R_16I",
+        "CUDA_C_16I",
+        "CUDA_R_16U",
+        "CUDA_C_16U",
+        "CUDA_R_64I",
+        "CUDA_C_64I",
+        "CUDA_R_64U",
+        "CUDA_C_64U",
+        "CUDA_R_8F_E4M3",
+        "CUDA_R_8F_E5M2",
+        "CUDA_R_8F_UE8M0",
+        "CUDA_R_6F_E2M3",
+        "CUDA_R_6F_E3M2",
+        "CUDA_R_4F_E2M1",
+        "CUFFT_WORKAREA_MINIMAL",
+        "CUFFT_WORKAREA_USER",
+        "CUFFT_WORKAREA_PERFORMANCE",
+#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define FROM_TABLE(member) offsetof(struct cubind__cufft_symbols, member)
     {
         {AT(symbol_cufftPlan1d), AT(symbol_cufftPlan1d), AT(wrapper_cubind_cufft_plan1d)},
         {AT(symbol_cufftPlan2d), AT(symbol_cufftPlan2d), AT(wrapper_cubind_cufft_plan2d)},
@@ -325,202 +569,247 @@ const struct cubind__cufft_symbols {
         {AT(symbol_cufftXtExecDescriptor), AT(symbol_cufftXtExecDescriptor), AT(wrapper_cubind_cufft_xt_exec_descriptor)},
         {AT(symbol_cufftXtSetWorkAreaPolicy), AT(symbol_cufftXtSetWorkAreaPolicy), AT(wrapper_cubind_cufft_xt_set_work_area_policy)},
     },
+#if !defined(CUBIND_NO_TRACE)
+    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 9},
+    {
+        AT(trace_0), /* cufftPlan1d */
+        AT(trace_1), /* cufftPlan2d */
+        AT(trace_2), /* cufftPlan3d */
+        AT(trace_3), /* cufftPlanMany */
+        AT(trace_4), /* cufftMakePlan1d */
+        AT(trace_5), /* cufftMakePlan2d */
+        AT(trace_6), /* cufftMakePlan3d */
+        AT(trace_7), /* cufftMakePlanMany */
+        AT(trace_7), /* cufftMakePlanMany64 */
+        AT(trace_7), /* cufftGetSizeMany64 */
+        AT(trace_8), /* cufftEstimate1d */
+        AT(trace_9), /* cufftEstimate2d */
+        AT(trace_10), /* cufftEstimate3d */
+        AT(trace_11), /* cufftEstimateMany */
+        AT(trace_12), /* cufftCreate */
+        AT(trace_13), /* cufftGetSize1d */
+        AT(trace_14), /* cufftGetSize2d */
+        AT(trace_15), /* cufftGetSize3d */
+        AT(trace_16), /* cufftGetSizeMany */
+        AT(trace_17), /* cufftGetSize */
+        AT(trace_18), /* cufftSetWorkArea */
+        AT(trace_19), /* cufftSetAutoAllocation */
+        AT(trace_20), /* cufftExecC2C */
+        AT(trace_21), /* cufftExecR2C */
+        AT(trace_21), /* cufftExecC2R */
+        AT(trace_20), /* cufftExecZ2Z */
+        AT(trace_21), /* cufftExecD2Z */
+        AT(trace_21), /* cufftExecZ2D */
+        AT(trace_22), /* cufftSetStream */
+        AT(trace_23), /* cufftDestroy */
+        AT(trace_24), /* cufftGetVersion */
+        AT(trace_25), /* cufftGetProperty */
+        AT(trace_26), /* cufftSetPlanPropertyInt64 */
+        AT(trace_27), /* cufftGetPlanPropertyInt64 */
+        AT(trace_28), /* cufftResetPlanProperty */
+        AT(trace_29), /* cufftXtSetGPUs */
+        AT(trace_30), /* cufftXtMalloc */
+        AT(trace_31), /* cufftXtMemcpy */
+        AT(trace_32), /* cufftXtFree */
+        AT(trace_18), /* cufftXtSetWorkArea */
+        AT(trace_33), /* cufftXtExecDescriptorC2C */
+        AT(trace_34), /* cufftXtExecDescriptorR2C */
+        AT(trace_34), /* cufftXtExecDescriptorC2R */
+        AT(trace_33), /* cufftXtExecDescriptorZ2Z */
+        AT(trace_34), /* cufftXtExecDescriptorD2Z */
+        AT(trace_34), /* cufftXtExecDescriptorZ2D */
+        AT(trace_35), /* cufftXtQueryPlan */
+        AT(trace_36), /* cufftXtSetCallback */
+        AT(trace_37), /* cufftXtClearCallback */
+        AT(trace_38), /* cufftXtSetCallbackSharedSize */
+        AT(trace_39), /* cufftXtSetJITCallback */
+        AT(trace_40), /* cufftXtMakePlanMany */
+        AT(trace_40), /* cufftXtGetSizeMany */
+        AT(trace_33), /* cufftXtExec */
+        AT(trace_33), /* cufftXtExecDescriptor */
+        AT(trace_41), /* cufftXtSetWorkAreaPolicy */
+    },
+    {
+        {0, 6}, /* cufftType_t */
+        {6, 3}, /* libraryPropertyType_t */
+        {9, 2}, /* cufftProperty_t */
+        {11, 8}, /* cufftXtSubFormat_t */
+        {19, 4}, /* cufftXtCopyType_t */
+        {23, 2}, /* cufftXtQueryType_t */
+        {25, 9}, /* cufftXtCallbackType_t */
+        {34, 34}, /* cudaDataType_t */
+        {68, 3}, /* cufftXtWorkAreaPolicy_t */
+    },
+    {
+        41,
+        42,
+        44,
+        105,
+        106,
+        108,
+        0,
+        1,
+        2,
+        1,
+        2,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        0,
+        1,
+        2,
+        3,
+        0,
+        1,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+        18,
+        19,
+        20,
+        21,
+        22,
+        23,
+        24,
+        25,
+        26,
+        27,
+        28,
+        29,
+        30,
+        31,
+        32,
+        33,
+        0,
+        1,
+        2,
+    },
+    {
+        AT(enum_0_0),
+        AT(enum_0_1),
+        AT(enum_0_2),
+        AT(enum_0_3),
+        AT(enum_0_4),
+        AT(enum_0_5),
+        AT(enum_1_0),
+        AT(enum_1_1),
+        AT(enum_1_2),
+        AT(enum_2_0),
+        AT(enum_2_1),
+        AT(enum_3_0),
+        AT(enum_3_1),
+        AT(enum_3_2),
+        AT(enum_3_3),
+        AT(enum_3_4),
+        AT(enum_3_5),
+        AT(enum_3_6),
+        AT(enum_3_7),
+        AT(enum_4_0),
+        AT(enum_4_1),
+        AT(enum_4_2),
+        AT(enum_4_3),
+        AT(enum_5_0),
+        AT(enum_5_1),
+        AT(enum_6_0),
+        AT(enum_6_1),
+        AT(enum_6_2),
+        AT(enum_6_3),
+        AT(enum_6_4),
+        AT(enum_6_5),
+        AT(enum_6_6),
+        AT(enum_6_7),
+        AT(enum_6_8),
+        AT(enum_7_0),
+        AT(enum_7_1),
+        AT(enum_7_2),
+        AT(enum_7_3),
+        AT(enum_7_4),
+        AT(enum_7_5),
+        AT(enum_7_6),
+        AT(enum_7_7),
+        AT(enum_7_8),
+        AT(enum_7_9),
+        AT(enum_7_10),
+        AT(enum_7_11),
+        AT(enum_7_12),
+        AT(enum_7_13),
+        AT(enum_7_14),
+        AT(enum_7_15),
+        AT(enum_7_16),
+        AT(enum_7_17),
+        AT(enum_7_18),
+        AT(enum_7_19),
+        AT(enum_7_20),
+        AT(enum_7_21),
+        AT(enum_7_22),
+        AT(enum_7_23),
+        AT(enum_7_24),
+        AT(enum_7_25),
+        AT(enum_7_26),
+        AT(enum_7_27),
+        AT(enum_7_28),
+        AT(enum_7_29),
+        AT(enum_7_30),
+        AT(enum_7_31),
+        AT(enum_7_32),
+        AT(enum_7_33),
+        AT(enum_8_0),
+        AT(enum_8_1),
+        AT(enum_8_2),
+    },
+#endif
+#undef FROM_TABLE
 #undef AT
 };
 
-/* Tracing: the name of a cufftType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_0(long long value)
-{
-    switch (value) {
-    case 42: return "CUFFT_R2C";
-    case 44: return "CUFFT_C2R";
-    case 41: return "CUFFT_C2C";
-    case 106: return "CUFFT_D2Z";
-    case 108: return "CUFFT_Z2D";
-    case 105: return "CUFFT_Z2Z";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a libraryPropertyType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_1(long long value)
-{
-    switch (value) {
-    case 0: return "MAJOR_VERSION";
-    case 1: return "MINOR_VERSION";
-    case 2: return "PATCH_LEVEL";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cufftProperty_t value, NULL when it is none of the constants. */
-static const char *trace_enum_2(long long value)
-{
-    switch (value) {
-    case 1: return "NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT";
-    case 2: return "NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cufftXtSubFormat_t value, NULL when it is none of the constants. */
-static const char *trace_enum_3(long long value)
-{
-    switch (value) {
-    case 0: return "CUFFT_XT_FORMAT_INPUT";
-    case 1: return "CUFFT_XT_FORMAT_OUTPUT";
-    case 2: return "CUFFT_XT_FORMAT_INPLACE";
-    case 3: return "CUFFT_XT_FORMAT_INPLACE_SHUFFLED";
-    case 4: return "CUFFT_XT_FORMAT_1D_INPUT_SHUFFLED";
-    case 5: return "CUFFT_XT_FORMAT_DISTRIBUTED_INPUT";
-    case 6: return "CUFFT_XT_FORMAT_DISTRIBUTED_OUTPUT";
-    case 7: return "CUFFT_FORMAT_UNDEFINED";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cufftXtCopyType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_4(long long value)
-{
-    switch (value) {
-    case 0: return "CUFFT_COPY_HOST_TO_DEVICE";
-    case 1: return "CUFFT_COPY_DEVICE_TO_HOST";
-    case 2: return "CUFFT_COPY_DEVICE_TO_DEVICE";
-    case 3: return "CUFFT_COPY_UNDEFINED";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cufftXtQueryType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_5(long long value)
-{
-    switch (value) {
-    case 0: return "CUFFT_QUERY_1D_FACTORS";
-    case 1: return "CUFFT_QUERY_UNDEFINED";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cufftXtCallbackType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_6(long long value)
-{
-    switch (value) {
-    case 0: return "CUFFT_CB_LD_COMPLEX";
-    case 1: return "CUFFT_CB_LD_COMPLEX_DOUBLE";
-    case 2: return "CUFFT_CB_LD_REAL";
-    case 3: return "CUFFT_CB_LD_REAL_DOUBLE";
-    case 4: return "CUFFT_CB_ST_COMPLEX";
-    case 5: return "CUFFT_CB_ST_COMPLEX_DOUBLE";
-    case 6: return "CUFFT_CB_ST_REAL";
-    case 7: return "CUFFT_CB_ST_REAL_DOUBLE";
-    case 8: return "CUFFT_CB_UNDEFINED";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cudaDataType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_7(long long value)
-{
-    switch (value) {
-    case 2: return "CUDA_R_16F";
-    case 6: return "CUDA_C_16F";
-    case 14: return "CUDA_R_16BF";
-    case 15: return "CUDA_C_16BF";
-    case 0: return "CUDA_R_32F";
-    case 4: return "CUDA_C_32F";
-    case 1: return "CUDA_R_64F";
-    case 5: return "CUDA_C_64F";
-    case 16: return "CUDA_R_4I";
-    case 17: return "CUDA_C_4I";
-    case 18: return "CUDA_R_4U";
-    case 19: return "CUDA_C_4U";
-    case 3: return "CUDA_R_8I";
-    case 7: return "CUDA_C_8I";
-    case 8: return "CUDA_R_8U";
-    case 9: return "CUDA_C_8U";
-    case 20: return "CUDA_R_16I";
-    case 21: return "CUDA_C_16I";
-    case 22: return "CUDA_R_16U";
-    case 23: return "CUDA_C_16U";
-    case 10: return "CUDA_R_32I";
-    case 11: return "CUDA_C_32I";
-    case 12: return "CUDA_R_32U";
-    case 13: return "CUDA_C_32U";
-    case 24: return "CUDA_R_64I";
-    case 25: return "CUDA_C_64I";
-    case 26: return "CUDA_R_64U";
-    case 27: return "CUDA_C_64U";
-    case 28: return "CUDA_R_8F_E4M3";
-    case 29: return "CUDA_R_8F_E5M2";
-    case 30: return "CUDA_R_8F_UE8M0";
-    case 31: return "CUDA_R_6F_E2M3";
-    case 32: return "CUDA_R_6F_E3M2";
-    case 33: return "CUDA_R_4F_E2M1";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cufftXtWorkAreaPolicy_t value, NULL when it is none of the constants. */
-static const char *trace_enum_8(long long value)
-{
-    switch (value) {
-    case 0: return "CUFFT_WORKAREA_MINIMAL";
-    case 1: return "CUFFT_WORKAREA_USER";
-    case 2: return "CUFFT_WORKAREA_PERFORMANCE";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
-static const char *trace_enum(unsigned which, long long value)
-{
-    switch (which) {
-    case 0: return trace_enum_0(value);
-    case 1: return trace_enum_1(value);
-    case 2: return trace_enum_2(value);
-    case 3: return trace_enum_3(value);
-    case 4: return trace_enum_4(value);
-    case 5: return trace_enum_5(value);
-    case 6: return trace_enum_6(value);
-    case 7: return trace_enum_7(value);
-    case 8: return trace_enum_8(value);
-    default: return NULL;
-    }
-}
-
 typedef cufftResult (*cubind__cufftPlan1d_fn)(cufftHandle *plan, int nx, cufftType type, int batch);
-static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan1d. */
-static cufftResult call_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
+/* What the wrapper calls until cufftPlan1d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 0), (uintptr_t)plan, (long long)nx, (long long)type, (long long)batch);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan1d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, nx, type, batch);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 0, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftPlan1d(plan, nx, type, batch);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 0, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;pplan;inx;e0:type;ibatch;", (int)cubind_result, (uintptr_t)plan, (long long)nx, (long long)type, (long long)batch);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftPlan1d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftPlan1d(plan, nx, type, batch) : call_cufftPlan1d(plan, nx, type, batch);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, nx, type, batch);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 0, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -537,38 +826,24 @@ cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int b
 }
 
 typedef cufftResult (*cubind__cufftPlan2d_fn)(cufftHandle *plan, int nx, int ny, cufftType type);
-static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan2d. */
-static cufftResult call_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
+/* What the wrapper calls until cufftPlan2d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 1), (uintptr_t)plan, (long long)nx, (long long)ny, (long long)type);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan2d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, nx, ny, type);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 1, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftPlan2d(plan, nx, ny, type);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 1, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;pplan;inx;iny;e0:type;", (int)cubind_result, (uintptr_t)plan, (long long)nx, (long long)ny, (long long)type);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftPlan2d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftPlan2d(plan, nx, ny, type) : call_cufftPlan2d(plan, nx, ny, type);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, nx, ny, type);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 1, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -585,38 +860,24 @@ cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType typ
 }
 
 typedef cufftResult (*cubind__cufftPlan3d_fn)(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
-static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan3d. */
-static cufftResult call_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
+/* What the wrapper calls until cufftPlan3d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 2), (uintptr_t)plan, (long long)nx, (long long)ny, (long long)nz, (long long)type);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan3d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, nx, ny, nz, type);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 2, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftPlan3d(plan, nx, ny, nz, type);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 2, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;pplan;inx;iny;inz;e0:type;", (int)cubind_result, (uintptr_t)plan, (long long)nx, (long long)ny, (long long)nz, (long long)type);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftPlan3d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftPlan3d(plan, nx, ny, nz, type) : call_cufftPlan3d(plan, nx, ny, nz, type);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, nx, ny, nz, type);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 2, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -633,38 +894,24 @@ cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufft
 }
 
 typedef cufftResult (*cubind__cufftPlanMany_fn)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
-static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_plan_many. */
-static cufftResult call_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
+/* What the wrapper calls until cufftPlanMany is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 3), (uintptr_t)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cufftPlanMany);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 3, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 3, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;pplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;", (int)cubind_result, (uintptr_t)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftPlanMany is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch) : call_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 3, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -681,38 +928,24 @@ cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *ine
 }
 
 typedef cufftResult (*cubind__cufftMakePlan1d_fn)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan1d. */
-static cufftResult call_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftMakePlan1d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 4), (long long)plan, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan1d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, nx, type, batch, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 4, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftMakePlan1d(plan, nx, type, batch, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 4, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;inx;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)plan, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftMakePlan1d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftMakePlan1d(plan, nx, type, batch, workSize) : call_cufftMakePlan1d(plan, nx, type, batch, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, nx, type, batch, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 4, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -729,38 +962,24 @@ cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, i
 }
 
 typedef cufftResult (*cubind__cufftMakePlan2d_fn)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan2d. */
-static cufftResult call_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftMakePlan2d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 5), (long long)plan, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan2d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, nx, ny, type, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 5, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftMakePlan2d(plan, nx, ny, type, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 5, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;inx;iny;e0:type;pworkSize;", (int)cubind_result, (long long)plan, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftMakePlan2d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftMakePlan2d(plan, nx, ny, type, workSize) : call_cufftMakePlan2d(plan, nx, ny, type, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, nx, ny, type, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 5, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -777,38 +996,24 @@ cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType
 }
 
 typedef cufftResult (*cubind__cufftMakePlan3d_fn)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan3d. */
-static cufftResult call_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftMakePlan3d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 6), (long long)plan, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan3d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 6, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 6, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;inx;iny;inz;e0:type;pworkSize;", (int)cubind_result, (long long)plan, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftMakePlan3d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftMakePlan3d(plan, nx, ny, nz, type, workSize) : call_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 6, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -825,38 +1030,24 @@ cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, c
 }
 
 typedef cufftResult (*cubind__cufftMakePlanMany_fn)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan_many. */
-static cufftResult call_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftMakePlanMany is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 7), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlanMany);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 7, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 7, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftMakePlanMany is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize) : call_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 7, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -873,38 +1064,24 @@ cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int 
 }
 
 typedef cufftResult (*cubind__cufftMakePlanMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_make_plan_many64. */
-static cufftResult call_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+/* What the wrapper calls until cufftMakePlanMany64 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 8), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlanMany64);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 8, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 8, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftMakePlanMany64 is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize) : call_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 8, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -921,38 +1098,24 @@ cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long 
 }
 
 typedef cufftResult (*cubind__cufftGetSizeMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size_many64. */
-static cufftResult call_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+/* What the wrapper calls until cufftGetSizeMany64 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 9), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSizeMany64);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 9, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 9, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftGetSizeMany64 is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize) : call_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 9, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -969,38 +1132,24 @@ cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *
 }
 
 typedef cufftResult (*cubind__cufftEstimate1d_fn)(int nx, cufftType type, int batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate1d. */
-static cufftResult call_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftEstimate1d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 10), (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate1d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(nx, type, batch, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 10, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftEstimate1d(nx, type, batch, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 10, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;inx;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftEstimate1d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftEstimate1d(nx, type, batch, workSize) : call_cufftEstimate1d(nx, type, batch, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(nx, type, batch, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 10, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1017,38 +1166,24 @@ cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *w
 }
 
 typedef cufftResult (*cubind__cufftEstimate2d_fn)(int nx, int ny, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate2d. */
-static cufftResult call_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftEstimate2d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 11), (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate2d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(nx, ny, type, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 11, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftEstimate2d(nx, ny, type, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 11, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;inx;iny;e0:type;pworkSize;", (int)cubind_result, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftEstimate2d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftEstimate2d(nx, ny, type, workSize) : call_cufftEstimate2d(nx, ny, type, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(nx, ny, type, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 11, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1065,38 +1200,24 @@ cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *work
 }
 
 typedef cufftResult (*cubind__cufftEstimate3d_fn)(int nx, int ny, int nz, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate3d. */
-static cufftResult call_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftEstimate3d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 12), (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate3d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(nx, ny, nz, type, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 12, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftEstimate3d(nx, ny, nz, type, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 12, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;inx;iny;inz;e0:type;pworkSize;", (int)cubind_result, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftEstimate3d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftEstimate3d(nx, ny, nz, type, workSize) : call_cufftEstimate3d(nx, ny, nz, type, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(nx, ny, nz, type, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 12, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1113,38 +1234,24 @@ cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size
 }
 
 typedef cufftResult (*cubind__cufftEstimateMany_fn)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_estimate_many. */
-static cufftResult call_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftEstimateMany is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 13), (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimateMany);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 13, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 13, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftEstimateMany is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize) : call_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 13, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1161,38 +1268,24 @@ cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istri
 }
 
 typedef cufftResult (*cubind__cufftCreate_fn)(cufftHandle *handle);
-static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_create. */
-static cufftResult call_cufftCreate(cufftHandle *handle)
+/* What the wrapper calls until cufftCreate is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 14), (uintptr_t)handle);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__resolve(&cubind__cufft_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cufftCreate);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 14, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftCreate(cufftHandle *handle)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftCreate(handle);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 14, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftCreate is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftCreate(handle) : call_cufftCreate(handle);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 14, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1209,38 +1302,24 @@ cufftResult cubind_cufft_create(cufftHandle *handle)
 }
 
 typedef cufftResult (*cubind__cufftGetSize1d_fn)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size1d. */
-static cufftResult call_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftGetSize1d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 15), (long long)handle, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize1d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, nx, type, batch, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 15, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftGetSize1d(handle, nx, type, batch, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 15, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;ihandle;inx;e0:type;ibatch;pworkSize;", (int)cubind_result, (long long)handle, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftGetSize1d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSize1d(handle, nx, type, batch, workSize) : call_cufftGetSize1d(handle, nx, type, batch, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, nx, type, batch, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 15, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1257,38 +1336,24 @@ cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, 
 }
 
 typedef cufftResult (*cubind__cufftGetSize2d_fn)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size2d. */
-static cufftResult call_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftGetSize2d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 16), (long long)handle, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize2d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, nx, ny, type, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 16, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftGetSize2d(handle, nx, ny, type, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 16, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;ihandle;inx;iny;e0:type;pworkSize;", (int)cubind_result, (long long)handle, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftGetSize2d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSize2d(handle, nx, ny, type, workSize) : call_cufftGetSize2d(handle, nx, ny, type, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, nx, ny, type, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 16, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1305,38 +1370,24 @@ cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftTyp
 }
 
 typedef cufftResult (*cubind__cufftGetSize3d_fn)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size3d. */
-static cufftResult call_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftGetSize3d is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 17), (long long)handle, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize3d);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 17, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 17, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;ihandle;inx;iny;inz;e0:type;pworkSize;", (int)cubind_result, (long long)handle, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftGetSize3d is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSize3d(handle, nx, ny, nz, type, workSize) : call_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 17, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1353,38 +1404,24 @@ cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, 
 }
 
 typedef cufftResult (*cubind__cufftGetSizeMany_fn)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
-static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size_many. */
-static cufftResult call_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
+/* What the wrapper calls until cufftGetSizeMany is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 18), (long long)handle, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workArea);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSizeMany);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 18, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 18, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;ihandle;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkArea;", (int)cubind_result, (long long)handle, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workArea);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftGetSizeMany is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea) : call_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 18, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1401,38 +1438,24 @@ cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int
 }
 
 typedef cufftResult (*cubind__cufftGetSize_fn)(cufftHandle handle, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_size. */
-static cufftResult call_cufftGetSize(cufftHandle handle, size_t *workSize)
+/* What the wrapper calls until cufftGetSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 19), (long long)handle, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 19, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftGetSize(cufftHandle handle, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftGetSize(handle, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 19, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;ihandle;pworkSize;", (int)cubind_result, (long long)handle, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftGetSize is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetSize(handle, workSize) : call_cufftGetSize(handle, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 19, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1449,38 +1472,24 @@ cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
 }
 
 typedef cufftResult (*cubind__cufftSetWorkArea_fn)(cufftHandle plan, void *workArea);
-static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *workArea);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_work_area. */
-static cufftResult call_cufftSetWorkArea(cufftHandle plan, void *workArea)
+/* What the wrapper calls until cufftSetWorkArea is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *workArea)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 20), (long long)plan, (uintptr_t)workArea);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cufftSetWorkArea);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, workArea);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 20, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftSetWorkArea(cufftHandle plan, void *workArea)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftSetWorkArea(plan, workArea);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 20, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pworkArea;", (int)cubind_result, (long long)plan, (uintptr_t)workArea);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftSetWorkArea is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *workArea)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftSetWorkArea(plan, workArea) : call_cufftSetWorkArea(plan, workArea);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, workArea);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 20, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1497,38 +1506,24 @@ cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
 }
 
 typedef cufftResult (*cubind__cufftSetAutoAllocation_fn)(cufftHandle plan, int autoAllocate);
-static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_auto_allocation. */
-static cufftResult call_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
+/* What the wrapper calls until cufftSetAutoAllocation is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 21), (long long)plan, (long long)autoAllocate);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__resolve(&cubind__cufft_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cufftSetAutoAllocation);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, autoAllocate);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 21, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftSetAutoAllocation(plan, autoAllocate);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 21, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;iautoAllocate;", (int)cubind_result, (long long)plan, (long long)autoAllocate);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftSetAutoAllocation is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftSetAutoAllocation(plan, autoAllocate) : call_cufftSetAutoAllocation(plan, autoAllocate);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, autoAllocate);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 21, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1545,38 +1540,24 @@ cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
 }
 
 typedef cufftResult (*cubind__cufftExecC2C_fn)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
-static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_c2c. */
-static cufftResult call_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
+/* What the wrapper calls until cufftExecC2C is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 22), (long long)plan, (uintptr_t)idata, (uintptr_t)odata, (long long)direction);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cufftExecC2C);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, idata, odata, direction);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 22, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftExecC2C(plan, idata, odata, direction);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 22, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pidata;podata;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata, (long long)direction);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftExecC2C is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecC2C(plan, idata, odata, direction) : call_cufftExecC2C(plan, idata, odata, direction);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, idata, odata, direction);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 22, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1593,38 +1574,24 @@ cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftCo
 }
 
 typedef cufftResult (*cubind__cufftExecR2C_fn)(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
-static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_r2c. */
-static cufftResult call_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
+/* What the wrapper calls until cufftExecR2C is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 23), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cufftExecR2C);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, idata, odata);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 23, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftExecR2C(plan, idata, odata);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 23, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pidata;podata;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftExecR2C is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecR2C(plan, idata, odata) : call_cufftExecR2C(plan, idata, odata);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, idata, odata);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 23, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1641,38 +1608,24 @@ cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftCompl
 }
 
 typedef cufftResult (*cubind__cufftExecC2R_fn)(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
-static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_c2r. */
-static cufftResult call_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
+/* What the wrapper calls until cufftExecC2R is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 24), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cufftExecC2R);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, idata, odata);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 24, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftExecC2R(plan, idata, odata);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 24, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pidata;podata;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftExecC2R is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecC2R(plan, idata, odata) : call_cufftExecC2R(plan, idata, odata);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, idata, odata);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 24, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1689,38 +1642,24 @@ cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftRe
 }
 
 typedef cufftResult (*cubind__cufftExecZ2Z_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
-static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_z2z. */
-static cufftResult call_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
+/* What the wrapper calls until cufftExecZ2Z is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 25), (long long)plan, (uintptr_t)idata, (uintptr_t)odata, (long long)direction);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cufftExecZ2Z);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, idata, odata, direction);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 25, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftExecZ2Z(plan, idata, odata, direction);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 25, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pidata;podata;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata, (long long)direction);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftExecZ2Z is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecZ2Z(plan, idata, odata, direction) : call_cufftExecZ2Z(plan, idata, odata, direction);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, idata, odata, direction);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 25, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1737,38 +1676,24 @@ cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, c
 }
 
 typedef cufftResult (*cubind__cufftExecD2Z_fn)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
-static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_d2z. */
-static cufftResult call_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
+/* What the wrapper calls until cufftExecD2Z is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 26), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cufftExecD2Z);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, idata, odata);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 26, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftExecD2Z(plan, idata, odata);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 26, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pidata;podata;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftExecD2Z is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecD2Z(plan, idata, odata) : call_cufftExecD2Z(plan, idata, odata);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, idata, odata);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 26, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1785,38 +1710,24 @@ cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cuff
 }
 
 typedef cufftResult (*cubind__cufftExecZ2D_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
-static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_exec_z2d. */
-static cufftResult call_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
+/* What the wrapper calls until cufftExecZ2D is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 27), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cufftExecZ2D);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, idata, odata);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 27, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftExecZ2D(plan, idata, odata);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 27, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pidata;podata;", (int)cubind_result, (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftExecZ2D is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftExecZ2D(plan, idata, odata) : call_cufftExecZ2D(plan, idata, odata);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, idata, odata);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 27, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1833,38 +1744,24 @@ cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, c
 }
 
 typedef cufftResult (*cubind__cufftSetStream_fn)(cufftHandle plan, cudaStream_t stream);
-static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_stream. */
-static cufftResult call_cufftSetStream(cufftHandle plan, cudaStream_t stream)
+/* What the wrapper calls until cufftSetStream is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 28), (long long)plan, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__resolve(&cubind__cufft_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cufftSetStream);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, stream);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 28, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftSetStream(cufftHandle plan, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftSetStream(plan, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 28, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pstream;", (int)cubind_result, (long long)plan, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftSetStream is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_t stream)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftSetStream(plan, stream) : call_cufftSetStream(plan, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, stream);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 28, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1881,38 +1778,24 @@ cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
 }
 
 typedef cufftResult (*cubind__cufftDestroy_fn)(cufftHandle plan);
-static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_destroy. */
-static cufftResult call_cufftDestroy(cufftHandle plan)
+/* What the wrapper calls until cufftDestroy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 29), (long long)plan);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__resolve(&cubind__cufft_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cufftDestroy);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 29, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftDestroy(cufftHandle plan)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftDestroy(plan);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 29, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;", (int)cubind_result, (long long)plan);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftDestroy is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftDestroy(plan) : call_cufftDestroy(plan);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 29, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1929,38 +1812,24 @@ cufftResult cubind_cufft_destroy(cufftHandle plan)
 }
 
 typedef cufftResult (*cubind__cufftGetVersion_fn)(int *version);
-static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_version. */
-static cufftResult call_cufftGetVersion(int *version)
+/* What the wrapper calls until cufftGetVersion is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 30), (uintptr_t)version);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__resolve(&cubind__cufft_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cufftGetVersion);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(version);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 30, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftGetVersion(int *version)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftGetVersion(version);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 30, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;pversion;", (int)cubind_result, (uintptr_t)version);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftGetVersion is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetVersion(version) : call_cufftGetVersion(version);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(version);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 30, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1977,38 +1846,24 @@ cufftResult cubind_cufft_get_version(int *version)
 }
 
 typedef cufftResult (*cubind__cufftGetProperty_fn)(libraryPropertyType type, int *value);
-static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, int *value);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_property. */
-static cufftResult call_cufftGetProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until cufftGetProperty is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, int *value)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 31), (long long)type, (uintptr_t)value);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cufftGetProperty);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(type, value);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 31, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftGetProperty(libraryPropertyType type, int *value)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftGetProperty(type, value);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 31, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;e1:type;pvalue;", (int)cubind_result, (long long)type, (uintptr_t)value);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftGetProperty is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, int *value)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetProperty(type, value) : call_cufftGetProperty(type, value);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(type, value);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 31, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2025,38 +1880,24 @@ cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
 }
 
 typedef cufftResult (*cubind__cufftSetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, const long long inputValueInt);
-static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_set_plan_property_int64. */
-static cufftResult call_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
+/* What the wrapper calls until cufftSetPlanPropertyInt64 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 32), (long long)plan, (long long)property, (long long)inputValueInt);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cufftSetPlanPropertyInt64);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, property, inputValueInt);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 32, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 32, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;e2:property;iinputValueInt;", (int)cubind_result, (long long)plan, (long long)property, (long long)inputValueInt);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftSetPlanPropertyInt64 is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftSetPlanPropertyInt64(plan, property, inputValueInt) : call_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, property, inputValueInt);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 32, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2073,38 +1914,24 @@ cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty
 }
 
 typedef cufftResult (*cubind__cufftGetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
-static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_get_plan_property_int64. */
-static cufftResult call_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
+/* What the wrapper calls until cufftGetPlanPropertyInt64 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 33), (long long)plan, (long long)property, (uintptr_t)returnPtrValue);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cufftGetPlanPropertyInt64);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, property, returnPtrValue);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 33, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 33, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;e2:property;preturnPtrValue;", (int)cubind_result, (long long)plan, (long long)property, (uintptr_t)returnPtrValue);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftGetPlanPropertyInt64 is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftGetPlanPropertyInt64(plan, property, returnPtrValue) : call_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, property, returnPtrValue);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 33, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2121,38 +1948,24 @@ cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty
 }
 
 typedef cufftResult (*cubind__cufftResetPlanProperty_fn)(cufftHandle plan, cufftProperty property);
-static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_reset_plan_property. */
-static cufftResult call_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
+/* What the wrapper calls until cufftResetPlanProperty is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 34), (long long)plan, (long long)property);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cufftResetPlanProperty);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, property);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 34, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftResetPlanProperty(plan, property);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 34, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;e2:property;", (int)cubind_result, (long long)plan, (long long)property);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftResetPlanProperty is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftResetPlanProperty(plan, property) : call_cufftResetPlanProperty(plan, property);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, property);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 34, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2169,38 +1982,24 @@ cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty pro
 }
 
 typedef cufftResult (*cubind__cufftXtSetGPUs_fn)(cufftHandle handle, int nGPUs, int *whichGPUs);
-static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_gpus. */
-static cufftResult call_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
+/* What the wrapper calls until cufftXtSetGPUs is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 35), (long long)handle, (long long)nGPUs, (uintptr_t)whichGPUs);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__resolve(&cubind__cufft_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetGPUs);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 35, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 35, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;ihandle;inGPUs;pwhichGPUs;", (int)cubind_result, (long long)handle, (long long)nGPUs, (uintptr_t)whichGPUs);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtSetGPUs is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetGPUs(handle, nGPUs, whichGPUs) : call_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 35, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2217,38 +2016,24 @@ cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGP
 }
 
 typedef cufftResult (*cubind__cufftXtMalloc_fn)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
-static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_malloc. */
-static cufftResult call_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
+/* What the wrapper calls until cufftXtMalloc is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 36), (long long)plan, (uintptr_t)descriptor, (long long)format);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__resolve(&cubind__cufft_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMalloc);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, descriptor, format);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 36, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtMalloc(plan, descriptor, format);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 36, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pdescriptor;e3:format;", (int)cubind_result, (long long)plan, (uintptr_t)descriptor, (long long)format);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtMalloc is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtMalloc(plan, descriptor, format) : call_cufftXtMalloc(plan, descriptor, format);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, descriptor, format);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 36, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2265,38 +2050,24 @@ cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor,
 }
 
 typedef cufftResult (*cubind__cufftXtMemcpy_fn)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
-static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_memcpy. */
-static cufftResult call_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
+/* What the wrapper calls until cufftXtMemcpy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 37), (long long)plan, (uintptr_t)dstPointer, (uintptr_t)srcPointer, (long long)type);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__resolve(&cubind__cufft_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMemcpy);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 37, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 37, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pdstPointer;psrcPointer;e4:type;", (int)cubind_result, (long long)plan, (uintptr_t)dstPointer, (uintptr_t)srcPointer, (long long)type);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtMemcpy is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtMemcpy(plan, dstPointer, srcPointer, type) : call_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 37, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2313,38 +2084,24 @@ cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *src
 }
 
 typedef cufftResult (*cubind__cufftXtFree_fn)(cudaLibXtDesc *descriptor);
-static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_free. */
-static cufftResult call_cufftXtFree(cudaLibXtDesc *descriptor)
+/* What the wrapper calls until cufftXtFree is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 38), (uintptr_t)descriptor);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__resolve(&cubind__cufft_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cufftXtFree);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(descriptor);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 38, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtFree(cudaLibXtDesc *descriptor)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtFree(descriptor);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 38, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;pdescriptor;", (int)cubind_result, (uintptr_t)descriptor);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtFree is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtFree(descriptor) : call_cufftXtFree(descriptor);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(descriptor);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 38, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2361,38 +2118,24 @@ cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
 }
 
 typedef cufftResult (*cubind__cufftXtSetWorkArea_fn)(cufftHandle plan, void **workArea);
-static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_work_area. */
-static cufftResult call_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
+/* What the wrapper calls until cufftXtSetWorkArea is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 39), (long long)plan, (uintptr_t)workArea);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetWorkArea);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, workArea);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 39, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtSetWorkArea(plan, workArea);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 39, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pworkArea;", (int)cubind_result, (long long)plan, (uintptr_t)workArea);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtSetWorkArea is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetWorkArea(plan, workArea) : call_cufftXtSetWorkArea(plan, workArea);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, workArea);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 39, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2409,38 +2152,24 @@ cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorC2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_c2c. */
-static cufftResult call_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* What the wrapper calls until cufftXtExecDescriptorC2C is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 40), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorC2C);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, input, output, direction);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 40, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtExecDescriptorC2C(plan, input, output, direction);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 40, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pinput;poutput;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtExecDescriptorC2C is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorC2C(plan, input, output, direction) : call_cufftXtExecDescriptorC2C(plan, input, output, direction);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, input, output, direction);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 40, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2457,38 +2186,24 @@ cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc 
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorR2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_r2c. */
-static cufftResult call_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorR2C is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 41), (long long)plan, (uintptr_t)input, (uintptr_t)output);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorR2C);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, input, output);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 41, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtExecDescriptorR2C(plan, input, output);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 41, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pinput;poutput;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtExecDescriptorR2C is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorR2C(plan, input, output) : call_cufftXtExecDescriptorR2C(plan, input, output);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, input, output);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 41, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2505,38 +2220,24 @@ cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc 
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorC2R_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_c2r. */
-static cufftResult call_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorC2R is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 42), (long long)plan, (uintptr_t)input, (uintptr_t)output);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorC2R);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, input, output);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 42, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtExecDescriptorC2R(plan, input, output);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 42, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pinput;poutput;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtExecDescriptorC2R is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorC2R(plan, input, output) : call_cufftXtExecDescriptorC2R(plan, input, output);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, input, output);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 42, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2553,38 +2254,24 @@ cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc 
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorZ2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_z2z. */
-static cufftResult call_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* What the wrapper calls until cufftXtExecDescriptorZ2Z is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 43), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorZ2Z);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, input, output, direction);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 43, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 43, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pinput;poutput;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtExecDescriptorZ2Z is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorZ2Z(plan, input, output, direction) : call_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, input, output, direction);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 43, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2601,38 +2288,24 @@ cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc 
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorD2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_d2z. */
-static cufftResult call_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorD2Z is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 44), (long long)plan, (uintptr_t)input, (uintptr_t)output);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorD2Z);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, input, output);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 44, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtExecDescriptorD2Z(plan, input, output);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 44, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pinput;poutput;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtExecDescriptorD2Z is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorD2Z(plan, input, output) : call_cufftXtExecDescriptorD2Z(plan, input, output);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, input, output);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 44, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2649,38 +2322,24 @@ cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc 
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptorZ2D_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor_z2d. */
-static cufftResult call_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorZ2D is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 45), (long long)plan, (uintptr_t)input, (uintptr_t)output);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorZ2D);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, input, output);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 45, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtExecDescriptorZ2D(plan, input, output);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 45, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pinput;poutput;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtExecDescriptorZ2D is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptorZ2D(plan, input, output) : call_cufftXtExecDescriptorZ2D(plan, input, output);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, input, output);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 45, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2697,38 +2356,24 @@ cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc 
 }
 
 typedef cufftResult (*cubind__cufftXtQueryPlan_fn)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
-static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_query_plan. */
-static cufftResult call_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
+/* What the wrapper calls until cufftXtQueryPlan is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 46), (long long)plan, (uintptr_t)queryStruct, (long long)queryType);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__resolve(&cubind__cufft_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cufftXtQueryPlan);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, queryStruct, queryType);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 46, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtQueryPlan(plan, queryStruct, queryType);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 46, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pqueryStruct;e5:queryType;", (int)cubind_result, (long long)plan, (uintptr_t)queryStruct, (long long)queryType);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtQueryPlan is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtQueryPlan(plan, queryStruct, queryType) : call_cufftXtQueryPlan(plan, queryStruct, queryType);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, queryStruct, queryType);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 46, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2745,38 +2390,24 @@ cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cuff
 }
 
 typedef cufftResult (*cubind__cufftXtSetCallback_fn)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
-static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_callback. */
-static cufftResult call_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
+/* What the wrapper calls until cufftXtSetCallback is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 47), (long long)plan, (uintptr_t)callback_routine, (long long)cbType, (uintptr_t)caller_info);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetCallback);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 47, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 47, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pcallback_routine;e6:cbType;pcaller_info;", (int)cubind_result, (long long)plan, (uintptr_t)callback_routine, (long long)cbType, (uintptr_t)caller_info);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtSetCallback is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetCallback(plan, callback_routine, cbType, caller_info) : call_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 47, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2793,38 +2424,24 @@ cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routi
 }
 
 typedef cufftResult (*cubind__cufftXtClearCallback_fn)(cufftHandle plan, cufftXtCallbackType cbType);
-static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_clear_callback. */
-static cufftResult call_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
+/* What the wrapper calls until cufftXtClearCallback is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 48), (long long)plan, (long long)cbType);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cufftXtClearCallback);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, cbType);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 48, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtClearCallback(plan, cbType);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 48, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;e6:cbType;", (int)cubind_result, (long long)plan, (long long)cbType);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtClearCallback is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtClearCallback(plan, cbType) : call_cufftXtClearCallback(plan, cbType);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, cbType);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 48, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2841,38 +2458,24 @@ cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType
 }
 
 typedef cufftResult (*cubind__cufftXtSetCallbackSharedSize_fn)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
-static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_callback_shared_size. */
-static cufftResult call_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
+/* What the wrapper calls until cufftXtSetCallbackSharedSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 49), (long long)plan, (long long)cbType, (unsigned long long)sharedSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetCallbackSharedSize);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, cbType, sharedSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 49, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 49, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;e6:cbType;usharedSize;", (int)cubind_result, (long long)plan, (long long)cbType, (unsigned long long)sharedSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtSetCallbackSharedSize is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize) : call_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, cbType, sharedSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 49, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2889,38 +2492,24 @@ cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCa
 }
 
 typedef cufftResult (*cubind__cufftXtSetJITCallback_fn)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
-static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_jit_callback. */
-static cufftResult call_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
+/* What the wrapper calls until cufftXtSetJITCallback is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 50), (long long)plan, (uintptr_t)lto_callback_symbol_name, (uintptr_t)lto_callback_fatbin, (unsigned long long)lto_callback_fatbin_size, (long long)type, (uintptr_t)caller_info);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 50, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetJITCallback);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 50, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 50, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;plto_callback_symbol_name;plto_callback_fatbin;ulto_callback_fatbin_size;e6:type;pcaller_info;", (int)cubind_result, (long long)plan, (uintptr_t)lto_callback_symbol_name, (uintptr_t)lto_callback_fatbin, (unsigned long long)lto_callback_fatbin_size, (long long)type, (uintptr_t)caller_info);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtSetJITCallback is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info) : call_cufftXtSetJITCallback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 50, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2937,38 +2526,24 @@ cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_c
 }
 
 typedef cufftResult (*cubind__cufftXtMakePlanMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
-static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_make_plan_many. */
-static cufftResult call_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+/* What the wrapper calls until cufftXtMakePlanMany is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 51), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (long long)inputtype, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)outputtype, (long long)batch, (uintptr_t)workSize, (long long)executiontype);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 51, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMakePlanMany);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 51, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 51, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;irank;pn;pinembed;iistride;iidist;e7:inputtype;ponembed;iostride;iodist;e7:outputtype;ibatch;pworkSize;e7:executiontype;", (int)cubind_result, (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (long long)inputtype, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)outputtype, (long long)batch, (uintptr_t)workSize, (long long)executiontype);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtMakePlanMany is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype) : call_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 51, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2985,38 +2560,24 @@ cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long
 }
 
 typedef cufftResult (*cubind__cufftXtGetSizeMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
-static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_get_size_many. */
-static cufftResult call_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+/* What the wrapper calls until cufftXtGetSizeMany is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 52), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (long long)inputtype, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)outputtype, (long long)batch, (uintptr_t)workSize, (long long)executiontype);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 52, &cubind_unavailable, (cubind__fnptr)slow_cufftXtGetSizeMany);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 52, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 52, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;irank;pn;pinembed;iistride;iidist;e7:inputtype;ponembed;iostride;iodist;e7:outputtype;ibatch;pworkSize;e7:executiontype;", (int)cubind_result, (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (long long)inputtype, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)outputtype, (long long)batch, (uintptr_t)workSize, (long long)executiontype);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtGetSizeMany is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype) : call_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 52, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -3033,38 +2594,24 @@ cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long 
 }
 
 typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, void *output, int direction);
-static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec. */
-static cufftResult call_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
+/* What the wrapper calls until cufftXtExec is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 53), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__resolve(&cubind__cufft_symbols.table, 53, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExec);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, input, output, direction);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 53, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtExec(plan, input, output, direction);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 53, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pinput;poutput;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtExec is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExec(plan, input, output, direction) : call_cufftXtExec(plan, input, output, direction);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, input, output, direction);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 53, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -3081,38 +2628,24 @@ cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, in
 }
 
 typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_exec_descriptor. */
-static cufftResult call_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* What the wrapper calls until cufftXtExecDescriptor is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 54), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__resolve(&cubind__cufft_symbols.table, 54, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptor);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, input, output, direction);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 54, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtExecDescriptor(plan, input, output, direction);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 54, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;pinput;poutput;idirection;", (int)cubind_result, (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtExecDescriptor is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtExecDescriptor(plan, input, output, direction) : call_cufftXtExecDescriptor(plan, input, output, direction);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, input, output, direction);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 54, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -3129,38 +2662,24 @@ cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *inp
 }
 
 typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
-static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cufft_xt_set_work_area_policy. */
-static cufftResult call_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
+/* What the wrapper calls until cufftXtSetWorkAreaPolicy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 55), (long long)plan, (long long)policy, (uintptr_t)workSize);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__resolve(&cubind__cufft_symbols.table, 55, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetWorkAreaPolicy);
     cufftResult cubind_status;
-    if (cubind_fn == NULL)
-        return (cufftResult)cubind_unavailable;
-    cubind_status = cubind_fn(plan, policy, workSize);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 55, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cufftResult traced_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUFFT);
-    cufftResult cubind_result = call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cufft_symbols.table, 55, cubind_result != CUFFT_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUFFT, (int)cubind_result), trace_enum,
-                          "s;iplan;e8:policy;pworkSize;", (int)cubind_result, (long long)plan, (long long)policy, (uintptr_t)workSize);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cufftXtSetWorkAreaPolicy is resolved, and every call while tracing. */
-static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
-{
-    cufftResult cubind_status = cubind__tracing() ? traced_cufftXtSetWorkAreaPolicy(plan, policy, workSize) : call_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
+    if (cubind_fn == NULL) {
+        cubind_status = (cufftResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(plan, policy, workSize);
+        if (cubind_status != CUFFT_SUCCESS)
+            cubind_status = (cufftResult)cubind__status_error(&cubind__cufft_symbols.table, 55, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUFFT_SUCCESS)
         return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;

@@ -30,8 +30,9 @@ cubind__offset cubind__curand_offsets[SYMBOL_COUNT];
 cubind_slot *const cubind_curand_slots_2f1fe0d78a19 = (cubind_slot *)cubind__curand_slots;
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
- * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
- * needs no relocation when libcubind is loaded. */
+ * and each function's names as offsets into them; while tracing is built, each function's
+ * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
+ * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
 const struct cubind__curand_symbols {
     cubind__symbol_table table;
     struct names {
@@ -93,11 +94,83 @@ const struct cubind__curand_symbols {
         char wrapper_cubind_curand_get_direction_vectors64[38];
         char symbol_curandGetScrambleConstants64[29];
         char wrapper_cubind_curand_get_scramble_constants64[39];
+#if !defined(CUBIND_NO_TRACE)
+        char trace_0[26];
+        char trace_1[14];
+        char trace_2[12];
+        char trace_3[18];
+        char trace_4[22];
+        char trace_5[20];
+        char trace_6[22];
+        char trace_7[23];
+        char trace_8[30];
+        char trace_9[30];
+        char trace_10[42];
+        char trace_11[34];
+        char trace_12[26];
+        char trace_13[36];
+        char trace_14[46];
+        char trace_15[36];
+        char trace_16[46];
+        char trace_17[19];
+        char trace_18[14];
+        char enum_0_0[16];
+        char enum_0_1[26];
+        char enum_0_2[25];
+        char enum_0_3[27];
+        char enum_0_4[25];
+        char enum_0_5[26];
+        char enum_0_6[32];
+        char enum_0_7[25];
+        char enum_0_8[25];
+        char enum_0_9[35];
+        char enum_0_10[25];
+        char enum_0_11[35];
+        char enum_1_0[14];
+        char enum_1_1[14];
+        char enum_1_2[12];
+        char enum_2_0[28];
+        char enum_2_1[31];
+        char enum_2_2[30];
+        char enum_2_3[30];
+        char enum_2_4[31];
+        char enum_2_5[30];
+        char enum_3_0[19];
+        char enum_3_1[11];
+        char enum_3_2[13];
+        char enum_3_3[12];
+        char enum_3_4[10];
+        char enum_3_5[10];
+        char enum_3_6[21];
+        char enum_3_7[22];
+        char enum_3_8[17];
+        char enum_3_9[18];
+        char enum_3_10[22];
+        char enum_3_11[11];
+        char enum_3_12[18];
+        char enum_3_13[15];
+        char enum_4_0[36];
+        char enum_4_1[46];
+        char enum_4_2[36];
+        char enum_4_3[46];
+#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+#if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    unsigned descriptions[SYMBOL_COUNT];
+    cubind__trace_enum_range enums[5];
+    long long values[39];
+    unsigned value_names[39];
+#endif
 } cubind__curand_symbols = {
     {CUBIND_LIB_CURAND, SYMBOL_COUNT, offsetof(struct cubind__curand_symbols, names),
-     offsetof(struct cubind__curand_symbols, offsets)},
+     offsetof(struct cubind__curand_symbols, offsets),
+#if defined(CUBIND_NO_TRACE)
+     0},
+#else
+     offsetof(struct cubind__curand_symbols, trace)},
+#endif
     {
         "curandCreateGenerator",
         "cubind_curand_create_generator",
@@ -157,8 +230,69 @@ const struct cubind__curand_symbols {
         "cubind_curand_get_direction_vectors64",
         "curandGetScrambleConstants64",
         "cubind_curand_get_scramble_constants64",
+#if !defined(CUBIND_NO_TRACE)
+        "s;pgenerator;e0:rng_type;",
+        "s;pgenerator;",
+        "s;pversion;",
+        "s;e1:type;pvalue;",
+        "s;pgenerator;pstream;",
+        "s;pgenerator;useed;",
+        "s;pgenerator;uoffset;",
+        "s;pgenerator;e2:order;",
+        "s;pgenerator;unum_dimensions;",
+        "s;pgenerator;poutputPtr;unum;",
+        "s;pgenerator;poutputPtr;un;fmean;fstddev;",
+        "s;flambda;pdiscrete_distribution;",
+        "s;pdiscrete_distribution;",
+        "s;pgenerator;poutputPtr;un;flambda;",
+        "s;pgenerator;poutputPtr;un;flambda;e3:method;",
+        "s;pgenerator;poutputPtr;unum;un;fp;",
+        "s;pgenerator;poutputPtr;unum;un;fp;e3:method;",
+        "s;pvectors;e4:set;",
+        "s;pconstants;",
+        "CURAND_RNG_TEST",
+        "CURAND_RNG_PSEUDO_DEFAULT",
+        "CURAND_RNG_PSEUDO_XORWOW",
+        "CURAND_RNG_PSEUDO_MRG32K3A",
+        "CURAND_RNG_PSEUDO_MTGP32",
+        "CURAND_RNG_PSEUDO_MT19937",
+        "CURAND_RNG_PSEUDO_PHILOX4_32_10",
+        "CURAND_RNG_QUASI_DEFAULT",
+        "CURAND_RNG_QUASI_SOBOL32",
+        "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32",
+        "CURAND_RNG_QUASI_SOBOL64",
+        "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "CURAND_ORDERING_PSEUDO_BEST",
+        "CURAND_ORDERING_PSEUDO_DEFAULT",
+        "CURAND_ORDERING_PSEUDO_SEEDED",
+        "CURAND_ORDERING_PSEUDO_LEGACY",
+        "CURAND_ORDERING_PSEUDO_DYNAMIC",
+        "CURAND_ORDERING_QUASI_DEFAULT",
+        "CURAND_CHOOSE_BEST",
+        "CURAND_ITR",
+        "CURAND_KNUTH",
+        "CURAND_HITR",
+        "CURAND_M1",
+        "CURAND_M2",
+        "CURAND_BINARY_SEARCH",
+        "CURAND_DISCRETE_GAUSS",
+        "CURAND_REJECTION",
+        "CURAND_DEVICE_API",
+        "CURAND_FAST_REJECTION",
+        "CURAND_3RD",
+        "CURAND_DEFINITION",
+        "CURAND_POISSON",
+        "CURAND_DIRECTION_VECTORS_32_JOEKUO6",
+        "CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6",
+        "CURAND_DIRECTION_VECTORS_64_JOEKUO6",
+        "CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6",
+#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define FROM_TABLE(member) offsetof(struct cubind__curand_symbols, member)
     {
         {AT(symbol_curandCreateGenerator), AT(symbol_curandCreateGenerator), AT(wrapper_cubind_curand_create_generator)},
         {AT(symbol_curandCreateGeneratorHost), AT(symbol_curandCreateGeneratorHost), AT(wrapper_cubind_curand_create_generator_host)},
@@ -190,134 +324,152 @@ const struct cubind__curand_symbols {
         {AT(symbol_curandGetDirectionVectors64), AT(symbol_curandGetDirectionVectors64), AT(wrapper_cubind_curand_get_direction_vectors64)},
         {AT(symbol_curandGetScrambleConstants64), AT(symbol_curandGetScrambleConstants64), AT(wrapper_cubind_curand_get_scramble_constants64)},
     },
+#if !defined(CUBIND_NO_TRACE)
+    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5},
+    {
+        AT(trace_0), /* curandCreateGenerator */
+        AT(trace_0), /* curandCreateGeneratorHost */
+        AT(trace_1), /* curandDestroyGenerator */
+        AT(trace_2), /* curandGetVersion */
+        AT(trace_3), /* curandGetProperty */
+        AT(trace_4), /* curandSetStream */
+        AT(trace_5), /* curandSetPseudoRandomGeneratorSeed */
+        AT(trace_6), /* curandSetGeneratorOffset */
+        AT(trace_7), /* curandSetGeneratorOrdering */
+        AT(trace_8), /* curandSetQuasiRandomGeneratorDimensions */
+        AT(trace_9), /* curandGenerate */
+        AT(trace_9), /* curandGenerateLongLong */
+        AT(trace_9), /* curandGenerateUniform */
+        AT(trace_9), /* curandGenerateUniformDouble */
+        AT(trace_10), /* curandGenerateNormal */
+        AT(trace_10), /* curandGenerateNormalDouble */
+        AT(trace_10), /* curandGenerateLogNormal */
+        AT(trace_10), /* curandGenerateLogNormalDouble */
+        AT(trace_11), /* curandCreatePoissonDistribution */
+        AT(trace_12), /* curandDestroyDistribution */
+        AT(trace_13), /* curandGeneratePoisson */
+        AT(trace_14), /* curandGeneratePoissonMethod */
+        AT(trace_15), /* curandGenerateBinomial */
+        AT(trace_16), /* curandGenerateBinomialMethod */
+        AT(trace_1), /* curandGenerateSeeds */
+        AT(trace_17), /* curandGetDirectionVectors32 */
+        AT(trace_18), /* curandGetScrambleConstants32 */
+        AT(trace_17), /* curandGetDirectionVectors64 */
+        AT(trace_18), /* curandGetScrambleConstants64 */
+    },
+    {
+        {0, 12}, /* curandRngType */
+        {12, 3}, /* libraryPropertyType_t */
+        {15, 6}, /* curandOrdering */
+        {21, 14}, /* curandMethod */
+        {35, 4}, /* curandDirectionVectorSet */
+    },
+    {
+        0,
+        100,
+        101,
+        121,
+        141,
+        142,
+        161,
+        200,
+        201,
+        202,
+        203,
+        204,
+        0,
+        1,
+        2,
+        100,
+        101,
+        102,
+        103,
+        104,
+        201,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        101,
+        102,
+        103,
+        104,
+    },
+    {
+        AT(enum_0_0),
+        AT(enum_0_1),
+        AT(enum_0_2),
+        AT(enum_0_3),
+        AT(enum_0_4),
+        AT(enum_0_5),
+        AT(enum_0_6),
+        AT(enum_0_7),
+        AT(enum_0_8),
+        AT(enum_0_9),
+        AT(enum_0_10),
+        AT(enum_0_11),
+        AT(enum_1_0),
+        AT(enum_1_1),
+        AT(enum_1_2),
+        AT(enum_2_0),
+        AT(enum_2_1),
+        AT(enum_2_2),
+        AT(enum_2_3),
+        AT(enum_2_4),
+        AT(enum_2_5),
+        AT(enum_3_0),
+        AT(enum_3_1),
+        AT(enum_3_2),
+        AT(enum_3_3),
+        AT(enum_3_4),
+        AT(enum_3_5),
+        AT(enum_3_6),
+        AT(enum_3_7),
+        AT(enum_3_8),
+        AT(enum_3_9),
+        AT(enum_3_10),
+        AT(enum_3_11),
+        AT(enum_3_12),
+        AT(enum_3_13),
+        AT(enum_4_0),
+        AT(enum_4_1),
+        AT(enum_4_2),
+        AT(enum_4_3),
+    },
+#endif
+#undef FROM_TABLE
 #undef AT
 };
 
-/* Tracing: the name of a curandRngType value, NULL when it is none of the constants. */
-static const char *trace_enum_0(long long value)
-{
-    switch (value) {
-    case 0: return "CURAND_RNG_TEST";
-    case 100: return "CURAND_RNG_PSEUDO_DEFAULT";
-    case 101: return "CURAND_RNG_PSEUDO_XORWOW";
-    case 121: return "CURAND_RNG_PSEUDO_MRG32K3A";
-    case 141: return "CURAND_RNG_PSEUDO_MTGP32";
-    case 142: return "CURAND_RNG_PSEUDO_MT19937";
-    case 161: return "CURAND_RNG_PSEUDO_PHILOX4_32_10";
-    case 200: return "CURAND_RNG_QUASI_DEFAULT";
-    case 201: return "CURAND_RNG_QUASI_SOBOL32";
-    case 202: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32";
-    case 203: return "CURAND_RNG_QUASI_SOBOL64";
-    case 204: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a libraryPropertyType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_1(long long value)
-{
-    switch (value) {
-    case 0: return "MAJOR_VERSION";
-    case 1: return "MINOR_VERSION";
-    case 2: return "PATCH_LEVEL";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a curandOrdering value, NULL when it is none of the constants. */
-static const char *trace_enum_2(long long value)
-{
-    switch (value) {
-    case 100: return "CURAND_ORDERING_PSEUDO_BEST";
-    case 101: return "CURAND_ORDERING_PSEUDO_DEFAULT";
-    case 102: return "CURAND_ORDERING_PSEUDO_SEEDED";
-    case 103: return "CURAND_ORDERING_PSEUDO_LEGACY";
-    case 104: return "CURAND_ORDERING_PSEUDO_DYNAMIC";
-    case 201: return "CURAND_ORDERING_QUASI_DEFAULT";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a curandMethod value, NULL when it is none of the constants. */
-static const char *trace_enum_3(long long value)
-{
-    switch (value) {
-    case 0: return "CURAND_CHOOSE_BEST";
-    case 1: return "CURAND_ITR";
-    case 2: return "CURAND_KNUTH";
-    case 3: return "CURAND_HITR";
-    case 4: return "CURAND_M1";
-    case 5: return "CURAND_M2";
-    case 6: return "CURAND_BINARY_SEARCH";
-    case 7: return "CURAND_DISCRETE_GAUSS";
-    case 8: return "CURAND_REJECTION";
-    case 9: return "CURAND_DEVICE_API";
-    case 10: return "CURAND_FAST_REJECTION";
-    case 11: return "CURAND_3RD";
-    case 12: return "CURAND_DEFINITION";
-    case 13: return "CURAND_POISSON";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a curandDirectionVectorSet value, NULL when it is none of the constants. */
-static const char *trace_enum_4(long long value)
-{
-    switch (value) {
-    case 101: return "CURAND_DIRECTION_VECTORS_32_JOEKUO6";
-    case 102: return "CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6";
-    case 103: return "CURAND_DIRECTION_VECTORS_64_JOEKUO6";
-    case 104: return "CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
-static const char *trace_enum(unsigned which, long long value)
-{
-    switch (which) {
-    case 0: return trace_enum_0(value);
-    case 1: return trace_enum_1(value);
-    case 2: return trace_enum_2(value);
-    case 3: return trace_enum_3(value);
-    case 4: return trace_enum_4(value);
-    default: return NULL;
-    }
-}
-
 typedef curandStatus_t (*cubind__curandCreateGenerator_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
-static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_create_generator. */
-static curandStatus_t call_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
+/* What the wrapper calls until curandCreateGenerator is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 0), (uintptr_t)generator, (long long)rng_type);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_curandCreateGenerator);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, rng_type);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandCreateGenerator(generator, rng_type);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 0, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;e0:rng_type;", (int)cubind_result, (uintptr_t)generator, (long long)rng_type);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandCreateGenerator is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandCreateGenerator(generator, rng_type) : call_curandCreateGenerator(generator, rng_type);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, rng_type);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -334,38 +486,24 @@ curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, cura
 }
 
 typedef curandStatus_t (*cubind__curandCreateGeneratorHost_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
-static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_create_generator_host. */
-static curandStatus_t call_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
+/* What the wrapper calls until curandCreateGeneratorHost is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 1), (uintptr_t)generator, (long long)rng_type);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__resolve(&cubind__curand_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_curandCreateGeneratorHost);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, rng_type);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandCreateGeneratorHost(generator, rng_type);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 1, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;e0:rng_type;", (int)cubind_result, (uintptr_t)generator, (long long)rng_type);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandCreateGeneratorHost is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandCreateGeneratorHost(generator, rng_type) : call_curandCreateGeneratorHost(generator, rng_type);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, rng_type);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -382,38 +520,24 @@ curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator,
 }
 
 typedef curandStatus_t (*cubind__curandDestroyGenerator_fn)(curandGenerator_t generator);
-static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t generator);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_destroy_generator. */
-static curandStatus_t call_curandDestroyGenerator(curandGenerator_t generator)
+/* What the wrapper calls until curandDestroyGenerator is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t generator)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 2), (uintptr_t)generator);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_curandDestroyGenerator);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandDestroyGenerator(curandGenerator_t generator)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandDestroyGenerator(generator);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 2, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;", (int)cubind_result, (uintptr_t)generator);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandDestroyGenerator is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t generator)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandDestroyGenerator(generator) : call_curandDestroyGenerator(generator);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -430,38 +554,24 @@ curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
 }
 
 typedef curandStatus_t (*cubind__curandGetVersion_fn)(int *version);
-static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_version. */
-static curandStatus_t call_curandGetVersion(int *version)
+/* What the wrapper calls until curandGetVersion is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 3), (uintptr_t)version);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__resolve(&cubind__curand_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_curandGetVersion);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(version);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGetVersion(int *version)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGetVersion(version);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 3, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pversion;", (int)cubind_result, (uintptr_t)version);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGetVersion is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetVersion(version) : call_curandGetVersion(version);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(version);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -478,38 +588,24 @@ curandStatus_t cubind_curand_get_version(int *version)
 }
 
 typedef curandStatus_t (*cubind__curandGetProperty_fn)(libraryPropertyType type, int *value);
-static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType type, int *value);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_property. */
-static curandStatus_t call_curandGetProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until curandGetProperty is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType type, int *value)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 4), (long long)type, (uintptr_t)value);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__resolve(&cubind__curand_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_curandGetProperty);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(type, value);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGetProperty(libraryPropertyType type, int *value)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGetProperty(type, value);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 4, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;e1:type;pvalue;", (int)cubind_result, (long long)type, (uintptr_t)value);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGetProperty is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType type, int *value)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetProperty(type, value) : call_curandGetProperty(type, value);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(type, value);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -526,38 +622,24 @@ curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
 }
 
 typedef curandStatus_t (*cubind__curandSetStream_fn)(curandGenerator_t generator, cudaStream_t stream);
-static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_stream. */
-static curandStatus_t call_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
+/* What the wrapper calls until curandSetStream is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 5), (uintptr_t)generator, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__resolve(&cubind__curand_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_curandSetStream);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, stream);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandSetStream(generator, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 5, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;pstream;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandSetStream is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandSetStream(generator, stream) : call_curandSetStream(generator, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, stream);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -574,38 +656,24 @@ curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_
 }
 
 typedef curandStatus_t (*cubind__curandSetPseudoRandomGeneratorSeed_fn)(curandGenerator_t generator, unsigned long long seed);
-static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_pseudo_random_generator_seed. */
-static curandStatus_t call_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
+/* What the wrapper calls until curandSetPseudoRandomGeneratorSeed is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 6), (uintptr_t)generator, (unsigned long long)seed);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__resolve(&cubind__curand_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_curandSetPseudoRandomGeneratorSeed);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, seed);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandSetPseudoRandomGeneratorSeed(generator, seed);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 6, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;useed;", (int)cubind_result, (uintptr_t)generator, (unsigned long long)seed);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandSetPseudoRandomGeneratorSeed is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandSetPseudoRandomGeneratorSeed(generator, seed) : call_curandSetPseudoRandomGeneratorSeed(generator, seed);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, seed);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -622,38 +690,24 @@ curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t 
 }
 
 typedef curandStatus_t (*cubind__curandSetGeneratorOffset_fn)(curandGenerator_t generator, unsigned long long offset);
-static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_generator_offset. */
-static curandStatus_t call_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
+/* What the wrapper calls until curandSetGeneratorOffset is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 7), (uintptr_t)generator, (unsigned long long)offset);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__resolve(&cubind__curand_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_curandSetGeneratorOffset);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, offset);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandSetGeneratorOffset(generator, offset);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 7, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;uoffset;", (int)cubind_result, (uintptr_t)generator, (unsigned long long)offset);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandSetGeneratorOffset is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandSetGeneratorOffset(generator, offset) : call_curandSetGeneratorOffset(generator, offset);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, offset);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -670,38 +724,24 @@ curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, u
 }
 
 typedef curandStatus_t (*cubind__curandSetGeneratorOrdering_fn)(curandGenerator_t generator, curandOrdering_t order);
-static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_generator_ordering. */
-static curandStatus_t call_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
+/* What the wrapper calls until curandSetGeneratorOrdering is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 8), (uintptr_t)generator, (long long)order);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__resolve(&cubind__curand_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_curandSetGeneratorOrdering);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, order);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandSetGeneratorOrdering(generator, order);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 8, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;e2:order;", (int)cubind_result, (uintptr_t)generator, (long long)order);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandSetGeneratorOrdering is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandSetGeneratorOrdering(generator, order) : call_curandSetGeneratorOrdering(generator, order);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, order);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -718,38 +758,24 @@ curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator,
 }
 
 typedef curandStatus_t (*cubind__curandSetQuasiRandomGeneratorDimensions_fn)(curandGenerator_t generator, unsigned int num_dimensions);
-static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_set_quasi_random_generator_dimensions. */
-static curandStatus_t call_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
+/* What the wrapper calls until curandSetQuasiRandomGeneratorDimensions is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 9), (uintptr_t)generator, (unsigned long long)num_dimensions);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__resolve(&cubind__curand_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_curandSetQuasiRandomGeneratorDimensions);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, num_dimensions);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 9, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;unum_dimensions;", (int)cubind_result, (uintptr_t)generator, (unsigned long long)num_dimensions);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandSetQuasiRandomGeneratorDimensions is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions) : call_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, num_dimensions);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -766,38 +792,24 @@ curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerat
 }
 
 typedef curandStatus_t (*cubind__curandGenerate_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
-static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate. */
-static curandStatus_t call_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerate is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 10), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__resolve(&cubind__curand_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_curandGenerate);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, num);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGenerate(generator, outputPtr, num);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 10, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;unum;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGenerate is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerate(generator, outputPtr, num) : call_curandGenerate(generator, outputPtr, num);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, num);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -814,38 +826,24 @@ curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int 
 }
 
 typedef curandStatus_t (*cubind__curandGenerateLongLong_fn)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
-static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_long_long. */
-static curandStatus_t call_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerateLongLong is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 11), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__resolve(&cubind__curand_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLongLong);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, num);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGenerateLongLong(generator, outputPtr, num);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 11, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;unum;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGenerateLongLong is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateLongLong(generator, outputPtr, num) : call_curandGenerateLongLong(generator, outputPtr, num);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, num);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -862,38 +860,24 @@ curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, uns
 }
 
 typedef curandStatus_t (*cubind__curandGenerateUniform_fn)(curandGenerator_t generator, float *outputPtr, size_t num);
-static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_uniform. */
-static curandStatus_t call_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerateUniform is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 12), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__resolve(&cubind__curand_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateUniform);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, num);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGenerateUniform(generator, outputPtr, num);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 12, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;unum;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGenerateUniform is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateUniform(generator, outputPtr, num) : call_curandGenerateUniform(generator, outputPtr, num);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, num);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -910,38 +894,24 @@ curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float
 }
 
 typedef curandStatus_t (*cubind__curandGenerateUniformDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t num);
-static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_uniform_double. */
-static curandStatus_t call_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerateUniformDouble is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 13), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateUniformDouble);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, num);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGenerateUniformDouble(generator, outputPtr, num);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 13, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;unum;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGenerateUniformDouble is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateUniformDouble(generator, outputPtr, num) : call_curandGenerateUniformDouble(generator, outputPtr, num);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, num);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -958,38 +928,24 @@ curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator
 }
 
 typedef curandStatus_t (*cubind__curandGenerateNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
-static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_normal. */
-static curandStatus_t call_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+/* What the wrapper calls until curandGenerateNormal is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 14), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateNormal);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 14, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;un;fmean;fstddev;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGenerateNormal is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateNormal(generator, outputPtr, n, mean, stddev) : call_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1006,38 +962,24 @@ curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float 
 }
 
 typedef curandStatus_t (*cubind__curandGenerateNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
-static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_normal_double. */
-static curandStatus_t call_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+/* What the wrapper calls until curandGenerateNormalDouble is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 15), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateNormalDouble);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 15, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;un;fmean;fstddev;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGenerateNormalDouble is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev) : call_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1054,38 +996,24 @@ curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator,
 }
 
 typedef curandStatus_t (*cubind__curandGenerateLogNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
-static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_log_normal. */
-static curandStatus_t call_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+/* What the wrapper calls until curandGenerateLogNormal is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 16), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLogNormal);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 16, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;un;fmean;fstddev;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGenerateLogNormal is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev) : call_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1102,38 +1030,24 @@ curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, fl
 }
 
 typedef curandStatus_t (*cubind__curandGenerateLogNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
-static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_log_normal_double. */
-static curandStatus_t call_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+/* What the wrapper calls until curandGenerateLogNormalDouble is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 17), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLogNormalDouble);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 17, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;un;fmean;fstddev;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGenerateLogNormalDouble is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev) : call_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1150,38 +1064,24 @@ curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t genera
 }
 
 typedef curandStatus_t (*cubind__curandCreatePoissonDistribution_fn)(double lambda, curandDiscreteDistribution_t *discrete_distribution);
-static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_create_poisson_distribution. */
-static curandStatus_t call_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
+/* What the wrapper calls until curandCreatePoissonDistribution is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 18), (double)lambda, (uintptr_t)discrete_distribution);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_curandCreatePoissonDistribution);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(lambda, discrete_distribution);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandCreatePoissonDistribution(lambda, discrete_distribution);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 18, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;flambda;pdiscrete_distribution;", (int)cubind_result, (double)lambda, (uintptr_t)discrete_distribution);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandCreatePoissonDistribution is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandCreatePoissonDistribution(lambda, discrete_distribution) : call_curandCreatePoissonDistribution(lambda, discrete_distribution);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(lambda, discrete_distribution);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1198,38 +1098,24 @@ curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDi
 }
 
 typedef curandStatus_t (*cubind__curandDestroyDistribution_fn)(curandDiscreteDistribution_t discrete_distribution);
-static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_destroy_distribution. */
-static curandStatus_t call_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
+/* What the wrapper calls until curandDestroyDistribution is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 19), (uintptr_t)discrete_distribution);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_curandDestroyDistribution);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(discrete_distribution);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandDestroyDistribution(discrete_distribution);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 19, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pdiscrete_distribution;", (int)cubind_result, (uintptr_t)discrete_distribution);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandDestroyDistribution is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandDestroyDistribution(discrete_distribution) : call_curandDestroyDistribution(discrete_distribution);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(discrete_distribution);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1246,38 +1132,24 @@ curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t d
 }
 
 typedef curandStatus_t (*cubind__curandGeneratePoisson_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
-static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_poisson. */
-static curandStatus_t call_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
+/* What the wrapper calls until curandGeneratePoisson is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 20), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)lambda);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__resolve(&cubind__curand_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_curandGeneratePoisson);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, n, lambda);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGeneratePoisson(generator, outputPtr, n, lambda);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 20, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;un;flambda;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)lambda);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGeneratePoisson is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGeneratePoisson(generator, outputPtr, n, lambda) : call_curandGeneratePoisson(generator, outputPtr, n, lambda);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, n, lambda);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1294,38 +1166,24 @@ curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsig
 }
 
 typedef curandStatus_t (*cubind__curandGeneratePoissonMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
-static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_poisson_method. */
-static curandStatus_t call_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
+/* What the wrapper calls until curandGeneratePoissonMethod is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 21), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)lambda, (long long)method);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_curandGeneratePoissonMethod);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 21, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;un;flambda;e3:method;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)lambda, (long long)method);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGeneratePoissonMethod is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method) : call_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1342,38 +1200,24 @@ curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator
 }
 
 typedef curandStatus_t (*cubind__curandGenerateBinomial_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
-static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_binomial. */
-static curandStatus_t call_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
+/* What the wrapper calls until curandGenerateBinomial is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 22), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num, (unsigned long long)n, (double)p);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__resolve(&cubind__curand_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateBinomial);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, num, n, p);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGenerateBinomial(generator, outputPtr, num, n, p);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 22, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;unum;un;fp;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num, (unsigned long long)n, (double)p);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGenerateBinomial is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateBinomial(generator, outputPtr, num, n, p) : call_curandGenerateBinomial(generator, outputPtr, num, n, p);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, num, n, p);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1390,38 +1234,24 @@ curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsi
 }
 
 typedef curandStatus_t (*cubind__curandGenerateBinomialMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
-static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_binomial_method. */
-static curandStatus_t call_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
+/* What the wrapper calls until curandGenerateBinomialMethod is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 23), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num, (unsigned long long)n, (double)p, (long long)method);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateBinomialMethod);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 23, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;poutputPtr;unum;un;fp;e3:method;", (int)cubind_result, (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num, (unsigned long long)n, (double)p, (long long)method);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGenerateBinomialMethod is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method) : call_curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1438,38 +1268,24 @@ curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generato
 }
 
 typedef curandStatus_t (*cubind__curandGenerateSeeds_fn)(curandGenerator_t generator);
-static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t generator);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_generate_seeds. */
-static curandStatus_t call_curandGenerateSeeds(curandGenerator_t generator)
+/* What the wrapper calls until curandGenerateSeeds is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t generator)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 24), (uintptr_t)generator);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__resolve(&cubind__curand_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateSeeds);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(generator);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGenerateSeeds(curandGenerator_t generator)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGenerateSeeds(generator);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 24, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pgenerator;", (int)cubind_result, (uintptr_t)generator);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGenerateSeeds is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t generator)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGenerateSeeds(generator) : call_curandGenerateSeeds(generator);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(generator);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1486,38 +1302,24 @@ curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
 }
 
 typedef curandStatus_t (*cubind__curandGetDirectionVectors32_fn)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
-static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_direction_vectors32. */
-static curandStatus_t call_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
+/* What the wrapper calls until curandGetDirectionVectors32 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 25), (uintptr_t)vectors, (long long)set);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__resolve(&cubind__curand_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_curandGetDirectionVectors32);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(vectors, set);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGetDirectionVectors32(vectors, set);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 25, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pvectors;e4:set;", (int)cubind_result, (uintptr_t)vectors, (long long)set);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGetDirectionVectors32 is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetDirectionVectors32(vectors, set) : call_curandGetDirectionVectors32(vectors, set);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(vectors, set);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1534,38 +1336,24 @@ curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t 
 }
 
 typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int **constants);
-static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int **constants);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_scramble_constants32. */
-static curandStatus_t call_curandGetScrambleConstants32(unsigned int **constants)
+/* What the wrapper calls until curandGetScrambleConstants32 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int **constants)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 26), (uintptr_t)constants);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__resolve(&cubind__curand_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_curandGetScrambleConstants32);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(constants);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants32(unsigned int **constants)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGetScrambleConstants32(constants);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 26, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pconstants;", (int)cubind_result, (uintptr_t)constants);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGetScrambleConstants32 is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int **constants)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetScrambleConstants32(constants) : call_curandGetScrambleConstants32(constants);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(constants);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1582,38 +1370,24 @@ curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
 }
 
 typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
-static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_direction_vectors64. */
-static curandStatus_t call_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
+/* What the wrapper calls until curandGetDirectionVectors64 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 27), (uintptr_t)vectors, (long long)set);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__resolve(&cubind__curand_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_curandGetDirectionVectors64);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(vectors, set);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGetDirectionVectors64(vectors, set);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 27, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pvectors;e4:set;", (int)cubind_result, (uintptr_t)vectors, (long long)set);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGetDirectionVectors64 is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetDirectionVectors64(vectors, set) : call_curandGetDirectionVectors64(vectors, set);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(vectors, set);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1630,38 +1404,24 @@ curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t 
 }
 
 typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long long **constants);
-static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned long long **constants);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_curand_get_scramble_constants64. */
-static curandStatus_t call_curandGetScrambleConstants64(unsigned long long **constants)
+/* What the wrapper calls until curandGetScrambleConstants64 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned long long **constants)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 28), (uintptr_t)constants);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__resolve(&cubind__curand_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_curandGetScrambleConstants64);
     curandStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (curandStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(constants);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD curandStatus_t traced_curandGetScrambleConstants64(unsigned long long **constants)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CURAND);
-    curandStatus_t cubind_result = call_curandGetScrambleConstants64(constants);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__curand_symbols.table, 28, cubind_result != CURAND_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CURAND, (int)cubind_result), trace_enum,
-                          "s;pconstants;", (int)cubind_result, (uintptr_t)constants);
-    return cubind_result;
-}
-
-/* What the wrapper calls until curandGetScrambleConstants64 is resolved, and every call while tracing. */
-static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned long long **constants)
-{
-    curandStatus_t cubind_status = cubind__tracing() ? traced_curandGetScrambleConstants64(constants) : call_curandGetScrambleConstants64(constants);
+    if (cubind_fn == NULL) {
+        cubind_status = (curandStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(constants);
+        if (cubind_status != CURAND_STATUS_SUCCESS)
+            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
         return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;

@@ -30,8 +30,9 @@ cubind__offset cubind__cusolverMg_offsets[SYMBOL_COUNT];
 cubind_slot *const cubind_cusolverMg_slots_bf842e22984a = (cubind_slot *)cubind__cusolverMg_slots;
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
- * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
- * needs no relocation when libcubind is loaded. */
+ * and each function's names as offsets into them; while tracing is built, each function's
+ * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
+ * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
 const struct cubind__cusolverMg_symbols {
     cubind__symbol_table table;
     struct names {
@@ -73,11 +74,86 @@ const struct cubind__cusolverMg_symbols {
         char wrapper_cubind_cusolverMg_potri_buffer_size[36];
         char symbol_cusolverMgPotri[16];
         char wrapper_cubind_cusolverMg_potri[24];
+#if !defined(CUBIND_NO_TRACE)
+        char trace_0[11];
+        char trace_1[32];
+        char trace_2[60];
+        char trace_3[9];
+        char trace_4[73];
+        char trace_5[9];
+        char trace_6[95];
+        char trace_7[115];
+        char trace_8[80];
+        char trace_9[100];
+        char trace_10[119];
+        char trace_11[139];
+        char trace_12[71];
+        char trace_13[93];
+        char trace_14[104];
+        char trace_15[126];
+        char enum_0_0[33];
+        char enum_0_1[33];
+        char enum_1_0[11];
+        char enum_1_1[11];
+        char enum_1_2[11];
+        char enum_1_3[10];
+        char enum_1_4[11];
+        char enum_1_5[11];
+        char enum_1_6[11];
+        char enum_1_7[10];
+        char enum_1_8[10];
+        char enum_1_9[10];
+        char enum_1_10[11];
+        char enum_1_11[11];
+        char enum_1_12[11];
+        char enum_1_13[11];
+        char enum_1_14[12];
+        char enum_1_15[12];
+        char enum_1_16[10];
+        char enum_1_17[10];
+        char enum_1_18[10];
+        char enum_1_19[10];
+        char enum_1_20[11];
+        char enum_1_21[11];
+        char enum_1_22[11];
+        char enum_1_23[11];
+        char enum_1_24[11];
+        char enum_1_25[11];
+        char enum_1_26[11];
+        char enum_1_27[11];
+        char enum_1_28[15];
+        char enum_1_29[15];
+        char enum_1_30[16];
+        char enum_1_31[15];
+        char enum_1_32[15];
+        char enum_1_33[15];
+        char enum_2_0[27];
+        char enum_2_1[25];
+        char enum_3_0[23];
+        char enum_3_1[23];
+        char enum_3_2[22];
+        char enum_4_0[12];
+        char enum_4_1[12];
+        char enum_4_2[12];
+        char enum_4_3[16];
+#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+#if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    unsigned descriptions[SYMBOL_COUNT];
+    cubind__trace_enum_range enums[5];
+    long long values[45];
+    unsigned value_names[45];
+#endif
 } cubind__cusolverMg_symbols = {
     {CUBIND_LIB_CUSOLVERMG, SYMBOL_COUNT, offsetof(struct cubind__cusolverMg_symbols, names),
-     offsetof(struct cubind__cusolverMg_symbols, offsets)},
+     offsetof(struct cubind__cusolverMg_symbols, offsets),
+#if defined(CUBIND_NO_TRACE)
+     0},
+#else
+     offsetof(struct cubind__cusolverMg_symbols, trace)},
+#endif
     {
         "cusolverMgCreate",
         "cubind_cusolverMg_create",
@@ -117,8 +193,72 @@ const struct cubind__cusolverMg_symbols {
         "cubind_cusolverMg_potri_buffer_size",
         "cusolverMgPotri",
         "cubind_cusolverMg_potri",
+#if !defined(CUBIND_NO_TRACE)
+        "s;phandle;",
+        "s;phandle;inbDevices;pdeviceId;",
+        "s;pgrid;inumRowDevices;inumColDevices;pdeviceId;e0:mapping;",
+        "s;pgrid;",
+        "s;pdesc;inumRows;inumCols;irowBlockSize;icolBlockSize;e1:dataType;pgrid;",
+        "s;pdesc;",
+        "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;plwork;",
+        "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;parray_d_work;ilwork;pinfo;",
+        "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;plwork;",
+        "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;parray_d_work;ilwork;pinfo;",
+        "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;",
+        "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;pinfo;",
+        "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;plwork;",
+        "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;parray_d_work;ilwork;ph_info;",
+        "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;",
+        "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;ph_info;",
+        "CUDALIBMG_GRID_MAPPING_COL_MAJOR",
+        "CUDALIBMG_GRID_MAPPING_ROW_MAJOR",
+        "CUDA_R_32F",
+        "CUDA_R_64F",
+        "CUDA_R_16F",
+        "CUDA_R_8I",
+        "CUDA_C_32F",
+        "CUDA_C_64F",
+        "CUDA_C_16F",
+        "CUDA_C_8I",
+        "CUDA_R_8U",
+        "CUDA_C_8U",
+        "CUDA_R_32I",
+        "CUDA_C_32I",
+        "CUDA_R_32U",
+        "CUDA_C_32U",
+        "CUDA_R_16BF",
+        "CUDA_C_16BF",
+        "CUDA_R_4I",
+        "CUDA_C_4I",
+        "CUDA_R_4U",
+        "CUDA_C_4U",
+        "CUDA_R_16I",
+        "CUDA_C_16I",
+        "CUDA_R_16U",
+        "CUDA_C_16U",
+        "CUDA_R_64I",
+        "CUDA_C_64I",
+        "CUDA_R_64U",
+        "CUDA_C_64U",
+        "CUDA_R_8F_E4M3",
+        "CUDA_R_8F_E5M2",
+        "CUDA_R_8F_UE8M0",
+        "CUDA_R_6F_E2M3",
+        "CUDA_R_6F_E3M2",
+        "CUDA_R_4F_E2M1",
+        "CUSOLVER_EIG_MODE_NOVECTOR",
+        "CUSOLVER_EIG_MODE_VECTOR",
+        "CUBLAS_FILL_MODE_LOWER",
+        "CUBLAS_FILL_MODE_UPPER",
+        "CUBLAS_FILL_MODE_FULL",
+        "CUBLAS_OP_N",
+        "CUBLAS_OP_T",
+        "CUBLAS_OP_C",
+        "CUBLAS_OP_CONJG",
+#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define FROM_TABLE(member) offsetof(struct cubind__cusolverMg_symbols, member)
     {
         {AT(symbol_cusolverMgCreate), AT(symbol_cusolverMgCreate), AT(wrapper_cubind_cusolverMg_create)},
         {AT(symbol_cusolverMgDestroy), AT(symbol_cusolverMgDestroy), AT(wrapper_cubind_cusolverMg_destroy)},
@@ -140,140 +280,154 @@ const struct cubind__cusolverMg_symbols {
         {AT(symbol_cusolverMgPotri_bufferSize), AT(symbol_cusolverMgPotri_bufferSize), AT(wrapper_cubind_cusolverMg_potri_buffer_size)},
         {AT(symbol_cusolverMgPotri), AT(symbol_cusolverMgPotri), AT(wrapper_cubind_cusolverMg_potri)},
     },
+#if !defined(CUBIND_NO_TRACE)
+    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5},
+    {
+        AT(trace_0), /* cusolverMgCreate */
+        AT(trace_0), /* cusolverMgDestroy */
+        AT(trace_1), /* cusolverMgDeviceSelect */
+        AT(trace_2), /* cusolverMgCreateDeviceGrid */
+        AT(trace_3), /* cusolverMgDestroyGrid */
+        AT(trace_4), /* cusolverMgCreateMatrixDesc */
+        AT(trace_5), /* cusolverMgDestroyMatrixDesc */
+        AT(trace_6), /* cusolverMgSyevd_bufferSize */
+        AT(trace_7), /* cusolverMgSyevd */
+        AT(trace_8), /* cusolverMgGetrf_bufferSize */
+        AT(trace_9), /* cusolverMgGetrf */
+        AT(trace_10), /* cusolverMgGetrs_bufferSize */
+        AT(trace_11), /* cusolverMgGetrs */
+        AT(trace_12), /* cusolverMgPotrf_bufferSize */
+        AT(trace_13), /* cusolverMgPotrf */
+        AT(trace_14), /* cusolverMgPotrs_bufferSize */
+        AT(trace_15), /* cusolverMgPotrs */
+        AT(trace_12), /* cusolverMgPotri_bufferSize */
+        AT(trace_13), /* cusolverMgPotri */
+    },
+    {
+        {0, 2}, /* cusolverMgGridMapping_t */
+        {2, 34}, /* cudaDataType_t */
+        {36, 2}, /* cusolverEigMode_t */
+        {38, 3}, /* cublasFillMode_t */
+        {41, 4}, /* cublasOperation_t */
+    },
+    {
+        0,
+        1,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+        18,
+        19,
+        20,
+        21,
+        22,
+        23,
+        24,
+        25,
+        26,
+        27,
+        28,
+        29,
+        30,
+        31,
+        32,
+        33,
+        0,
+        1,
+        0,
+        1,
+        2,
+        0,
+        1,
+        2,
+        3,
+    },
+    {
+        AT(enum_0_0),
+        AT(enum_0_1),
+        AT(enum_1_0),
+        AT(enum_1_1),
+        AT(enum_1_2),
+        AT(enum_1_3),
+        AT(enum_1_4),
+        AT(enum_1_5),
+        AT(enum_1_6),
+        AT(enum_1_7),
+        AT(enum_1_8),
+        AT(enum_1_9),
+        AT(enum_1_10),
+        AT(enum_1_11),
+        AT(enum_1_12),
+        AT(enum_1_13),
+        AT(enum_1_14),
+        AT(enum_1_15),
+        AT(enum_1_16),
+        AT(enum_1_17),
+        AT(enum_1_18),
+        AT(enum_1_19),
+        AT(enum_1_20),
+        AT(enum_1_21),
+        AT(enum_1_22),
+        AT(enum_1_23),
+        AT(enum_1_24),
+        AT(enum_1_25),
+        AT(enum_1_26),
+        AT(enum_1_27),
+        AT(enum_1_28),
+        AT(enum_1_29),
+        AT(enum_1_30),
+        AT(enum_1_31),
+        AT(enum_1_32),
+        AT(enum_1_33),
+        AT(enum_2_0),
+        AT(enum_2_1),
+        AT(enum_3_0),
+        AT(enum_3_1),
+        AT(enum_3_2),
+        AT(enum_4_0),
+        AT(enum_4_1),
+        AT(enum_4_2),
+        AT(enum_4_3),
+    },
+#endif
+#undef FROM_TABLE
 #undef AT
 };
 
-/* Tracing: the name of a cusolverMgGridMapping_t value, NULL when it is none of the constants. */
-static const char *trace_enum_0(long long value)
-{
-    switch (value) {
-    case 1: return "CUDALIBMG_GRID_MAPPING_ROW_MAJOR";
-    case 0: return "CUDALIBMG_GRID_MAPPING_COL_MAJOR";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cudaDataType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_1(long long value)
-{
-    switch (value) {
-    case 2: return "CUDA_R_16F";
-    case 6: return "CUDA_C_16F";
-    case 14: return "CUDA_R_16BF";
-    case 15: return "CUDA_C_16BF";
-    case 0: return "CUDA_R_32F";
-    case 4: return "CUDA_C_32F";
-    case 1: return "CUDA_R_64F";
-    case 5: return "CUDA_C_64F";
-    case 16: return "CUDA_R_4I";
-    case 17: return "CUDA_C_4I";
-    case 18: return "CUDA_R_4U";
-    case 19: return "CUDA_C_4U";
-    case 3: return "CUDA_R_8I";
-    case 7: return "CUDA_C_8I";
-    case 8: return "CUDA_R_8U";
-    case 9: return "CUDA_C_8U";
-    case 20: return "CUDA_R_16I";
-    case 21: return "CUDA_C_16I";
-    case 22: return "CUDA_R_16U";
-    case 23: return "CUDA_C_16U";
-    case 10: return "CUDA_R_32I";
-    case 11: return "CUDA_C_32I";
-    case 12: return "CUDA_R_32U";
-    case 13: return "CUDA_C_32U";
-    case 24: return "CUDA_R_64I";
-    case 25: return "CUDA_C_64I";
-    case 26: return "CUDA_R_64U";
-    case 27: return "CUDA_C_64U";
-    case 28: return "CUDA_R_8F_E4M3";
-    case 29: return "CUDA_R_8F_E5M2";
-    case 30: return "CUDA_R_8F_UE8M0";
-    case 31: return "CUDA_R_6F_E2M3";
-    case 32: return "CUDA_R_6F_E3M2";
-    case 33: return "CUDA_R_4F_E2M1";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cusolverEigMode_t value, NULL when it is none of the constants. */
-static const char *trace_enum_2(long long value)
-{
-    switch (value) {
-    case 0: return "CUSOLVER_EIG_MODE_NOVECTOR";
-    case 1: return "CUSOLVER_EIG_MODE_VECTOR";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cublasFillMode_t value, NULL when it is none of the constants. */
-static const char *trace_enum_3(long long value)
-{
-    switch (value) {
-    case 0: return "CUBLAS_FILL_MODE_LOWER";
-    case 1: return "CUBLAS_FILL_MODE_UPPER";
-    case 2: return "CUBLAS_FILL_MODE_FULL";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a cublasOperation_t value, NULL when it is none of the constants. */
-static const char *trace_enum_4(long long value)
-{
-    switch (value) {
-    case 0: return "CUBLAS_OP_N";
-    case 1: return "CUBLAS_OP_T";
-    case 2: return "CUBLAS_OP_C";
-    case 3: return "CUBLAS_OP_CONJG";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
-static const char *trace_enum(unsigned which, long long value)
-{
-    switch (which) {
-    case 0: return trace_enum_0(value);
-    case 1: return trace_enum_1(value);
-    case 2: return trace_enum_2(value);
-    case 3: return trace_enum_3(value);
-    case 4: return trace_enum_4(value);
-    default: return NULL;
-    }
-}
-
 typedef cusolverStatus_t (*cubind__cusolverMgCreate_fn)(cusolverMgHandle_t *handle);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreate(cusolverMgHandle_t *handle);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_create. */
-static cusolverStatus_t call_cusolverMgCreate(cusolverMgHandle_t *handle)
+/* What the wrapper calls until cusolverMgCreate is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreate(cusolverMgHandle_t *handle)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 0), (uintptr_t)handle);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgCreate);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 0, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreate(cusolverMgHandle_t *handle)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgCreate(handle);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 0, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgCreate is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreate(cusolverMgHandle_t *handle)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgCreate(handle) : call_cusolverMgCreate(handle);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 0, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -290,38 +444,24 @@ cusolverStatus_t cubind_cusolverMg_create(cusolverMgHandle_t *handle)
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgDestroy_fn)(cusolverMgHandle_t handle);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroy(cusolverMgHandle_t handle);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_destroy. */
-static cusolverStatus_t call_cusolverMgDestroy(cusolverMgHandle_t handle)
+/* What the wrapper calls until cusolverMgDestroy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroy(cusolverMgHandle_t handle)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 1), (uintptr_t)handle);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDestroy);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 1, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroy(cusolverMgHandle_t handle)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgDestroy(handle);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 1, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgDestroy is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroy(cusolverMgHandle_t handle)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgDestroy(handle) : call_cusolverMgDestroy(handle);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 1, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -338,38 +478,24 @@ cusolverStatus_t cubind_cusolverMg_destroy(cusolverMgHandle_t handle)
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgDeviceSelect_fn)(cusolverMgHandle_t handle, int nbDevices, int deviceId[]);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[]);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_device_select. */
-static cusolverStatus_t call_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
+/* What the wrapper calls until cusolverMgDeviceSelect is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 2), (uintptr_t)handle, (long long)nbDevices, (uintptr_t)deviceId);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDeviceSelect);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, nbDevices, deviceId);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 2, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 2, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;inbDevices;pdeviceId;", (int)cubind_result, (uintptr_t)handle, (long long)nbDevices, (uintptr_t)deviceId);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgDeviceSelect is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgDeviceSelect(handle, nbDevices, deviceId) : call_cusolverMgDeviceSelect(handle, nbDevices, deviceId);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, nbDevices, deviceId);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 2, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -386,38 +512,24 @@ cusolverStatus_t cubind_cusolverMg_device_select(cusolverMgHandle_t handle, int 
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgCreateDeviceGrid_fn)(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_create_device_grid. */
-static cusolverStatus_t call_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
+/* What the wrapper calls until cusolverMgCreateDeviceGrid is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 3), (uintptr_t)grid, (long long)numRowDevices, (long long)numColDevices, (uintptr_t)deviceId, (long long)mapping);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgCreateDeviceGrid);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 3, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 3, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;pgrid;inumRowDevices;inumColDevices;pdeviceId;e0:mapping;", (int)cubind_result, (uintptr_t)grid, (long long)numRowDevices, (long long)numColDevices, (uintptr_t)deviceId, (long long)mapping);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgCreateDeviceGrid is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping) : call_cusolverMgCreateDeviceGrid(grid, numRowDevices, numColDevices, deviceId, mapping);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 3, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -434,38 +546,24 @@ cusolverStatus_t cubind_cusolverMg_create_device_grid(cudaLibMgGrid_t *grid, int
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgDestroyGrid_fn)(cudaLibMgGrid_t grid);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyGrid(cudaLibMgGrid_t grid);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_destroy_grid. */
-static cusolverStatus_t call_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
+/* What the wrapper calls until cusolverMgDestroyGrid is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 4), (uintptr_t)grid);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDestroyGrid);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(grid);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 4, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgDestroyGrid(grid);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 4, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;pgrid;", (int)cubind_result, (uintptr_t)grid);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgDestroyGrid is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgDestroyGrid(grid) : call_cusolverMgDestroyGrid(grid);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(grid);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 4, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -482,38 +580,24 @@ cusolverStatus_t cubind_cusolverMg_destroy_grid(cudaLibMgGrid_t grid)
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgCreateMatrixDesc_fn)(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_create_matrix_desc. */
-static cusolverStatus_t call_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
+/* What the wrapper calls until cusolverMgCreateMatrixDesc is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 5), (uintptr_t)desc, (long long)numRows, (long long)numCols, (long long)rowBlockSize, (long long)colBlockSize, (long long)dataType, (uintptr_t)grid);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgCreateMatrixDesc);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 5, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 5, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;pdesc;inumRows;inumCols;irowBlockSize;icolBlockSize;e1:dataType;pgrid;", (int)cubind_result, (uintptr_t)desc, (long long)numRows, (long long)numCols, (long long)rowBlockSize, (long long)colBlockSize, (long long)dataType, (uintptr_t)grid);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgCreateMatrixDesc is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid) : call_cusolverMgCreateMatrixDesc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 5, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -530,38 +614,24 @@ cusolverStatus_t cubind_cusolverMg_create_matrix_desc(cudaLibMgMatrixDesc_t *des
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgDestroyMatrixDesc_fn)(cudaLibMgMatrixDesc_t desc);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_destroy_matrix_desc. */
-static cusolverStatus_t call_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
+/* What the wrapper calls until cusolverMgDestroyMatrixDesc is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 6), (uintptr_t)desc);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDestroyMatrixDesc);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(desc);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 6, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgDestroyMatrixDesc(desc);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 6, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;pdesc;", (int)cubind_result, (uintptr_t)desc);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgDestroyMatrixDesc is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgDestroyMatrixDesc(desc) : call_cusolverMgDestroyMatrixDesc(desc);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(desc);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 6, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -578,38 +648,24 @@ cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc(cudaLibMgMatrixDesc_t des
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgSyevd_bufferSize_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_syevd_buffer_size. */
-static cusolverStatus_t call_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgSyevd_bufferSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 7), (uintptr_t)handle, (long long)jobz, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)W, (long long)dataTypeW, (long long)computeType, (uintptr_t)lwork);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgSyevd_bufferSize);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 7, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 7, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)jobz, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)W, (long long)dataTypeW, (long long)computeType, (uintptr_t)lwork);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgSyevd_bufferSize is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork) : call_cusolverMgSyevd_bufferSize(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 7, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -626,38 +682,24 @@ cusolverStatus_t cubind_cusolverMg_syevd_buffer_size(cusolverMgHandle_t handle, 
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgSyevd_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_syevd. */
-static cusolverStatus_t call_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* What the wrapper calls until cusolverMgSyevd is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 8), (uintptr_t)handle, (long long)jobz, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)W, (long long)dataTypeW, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgSyevd);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 8, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 8, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;parray_d_work;ilwork;pinfo;", (int)cubind_result, (uintptr_t)handle, (long long)jobz, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)W, (long long)dataTypeW, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgSyevd is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info) : call_cusolverMgSyevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 8, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -674,38 +716,24 @@ cusolverStatus_t cubind_cusolverMg_syevd(cusolverMgHandle_t handle, cusolverEigM
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgGetrf_bufferSize_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_getrf_buffer_size. */
-static cusolverStatus_t call_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgGetrf_bufferSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 9), (uintptr_t)handle, (long long)M, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (long long)computeType, (uintptr_t)lwork);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrf_bufferSize);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 9, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 9, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)M, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (long long)computeType, (uintptr_t)lwork);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgGetrf_bufferSize is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork) : call_cusolverMgGetrf_bufferSize(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 9, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -722,38 +750,24 @@ cusolverStatus_t cubind_cusolverMg_getrf_buffer_size(cusolverMgHandle_t handle, 
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgGetrf_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_getrf. */
-static cusolverStatus_t call_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* What the wrapper calls until cusolverMgGetrf is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 10), (uintptr_t)handle, (long long)M, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrf);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 10, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 10, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;parray_d_work;ilwork;pinfo;", (int)cubind_result, (uintptr_t)handle, (long long)M, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgGetrf is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info) : call_cusolverMgGetrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 10, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -770,38 +784,24 @@ cusolverStatus_t cubind_cusolverMg_getrf(cusolverMgHandle_t handle, int M, int N
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgGetrs_bufferSize_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_getrs_buffer_size. */
-static cusolverStatus_t call_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgGetrs_bufferSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 11), (uintptr_t)handle, (long long)TRANS, (long long)N, (long long)NRHS, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)lwork);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrs_bufferSize);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 11, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 11, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)TRANS, (long long)N, (long long)NRHS, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)lwork);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgGetrs_bufferSize is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork) : call_cusolverMgGetrs_bufferSize(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 11, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -818,38 +818,24 @@ cusolverStatus_t cubind_cusolverMg_getrs_buffer_size(cusolverMgHandle_t handle, 
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgGetrs_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_getrs. */
-static cusolverStatus_t call_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* What the wrapper calls until cusolverMgGetrs is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 12), (uintptr_t)handle, (long long)TRANS, (long long)N, (long long)NRHS, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrs);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 12, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 12, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;pinfo;", (int)cubind_result, (uintptr_t)handle, (long long)TRANS, (long long)N, (long long)NRHS, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgGetrs is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info) : call_cusolverMgGetrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 12, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -866,38 +852,24 @@ cusolverStatus_t cubind_cusolverMg_getrs(cusolverMgHandle_t handle, cublasOperat
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotrf_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potrf_buffer_size. */
-static cusolverStatus_t call_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgPotrf_bufferSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 13), (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)lwork);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrf_bufferSize);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 13, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 13, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)lwork);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgPotrf_bufferSize is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork) : call_cusolverMgPotrf_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 13, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -914,38 +886,24 @@ cusolverStatus_t cubind_cusolverMg_potrf_buffer_size(cusolverMgHandle_t handle, 
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotrf_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potrf. */
-static cusolverStatus_t call_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* What the wrapper calls until cusolverMgPotrf is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 14), (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrf);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 14, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 14, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;parray_d_work;ilwork;ph_info;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgPotrf is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info) : call_cusolverMgPotrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 14, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -962,38 +920,24 @@ cusolverStatus_t cubind_cusolverMg_potrf(cusolverMgHandle_t handle, cublasFillMo
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotrs_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potrs_buffer_size. */
-static cusolverStatus_t call_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgPotrs_bufferSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 15), (uintptr_t)handle, (long long)uplo, (long long)n, (long long)nrhs, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)lwork);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrs_bufferSize);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 15, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 15, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)n, (long long)nrhs, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)lwork);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgPotrs_bufferSize is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork) : call_cusolverMgPotrs_bufferSize(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 15, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1010,38 +954,24 @@ cusolverStatus_t cubind_cusolverMg_potrs_buffer_size(cusolverMgHandle_t handle, 
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotrs_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potrs. */
-static cusolverStatus_t call_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* What the wrapper calls until cusolverMgPotrs is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 16), (uintptr_t)handle, (long long)uplo, (long long)n, (long long)nrhs, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrs);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 16, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 16, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;ph_info;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)n, (long long)nrhs, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgPotrs is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info) : call_cusolverMgPotrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 16, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1058,38 +988,24 @@ cusolverStatus_t cubind_cusolverMg_potrs(cusolverMgHandle_t handle, cublasFillMo
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotri_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potri_buffer_size. */
-static cusolverStatus_t call_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgPotri_bufferSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 17), (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)lwork);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotri_bufferSize);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 17, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 17, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;plwork;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)lwork);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgPotri_bufferSize is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork) : call_cusolverMgPotri_bufferSize(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 17, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1106,38 +1022,24 @@ cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, 
 }
 
 typedef cusolverStatus_t (*cubind__cusolverMgPotri_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_cusolverMg_potri. */
-static cusolverStatus_t call_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* What the wrapper calls until cusolverMgPotri is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 18), (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotri);
     cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL)
-        return (cusolverStatus_t)cubind_unavailable;
-    cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 18, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD cusolverStatus_t traced_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_CUSOLVERMG);
-    cusolverStatus_t cubind_result = call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__cusolverMg_symbols.table, 18, cubind_result != CUSOLVER_STATUS_SUCCESS && !cubind__status_informational(CUBIND_LIB_CUSOLVERMG, (int)cubind_result), trace_enum,
-                          "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;parray_d_work;ilwork;ph_info;", (int)cubind_result, (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
-    return cubind_result;
-}
-
-/* What the wrapper calls until cusolverMgPotri is resolved, and every call while tracing. */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
-{
-    cusolverStatus_t cubind_status = cubind__tracing() ? traced_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info) : call_cusolverMgPotri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+    if (cubind_fn == NULL) {
+        cubind_status = (cusolverStatus_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
+            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 18, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
         return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;

@@ -30,8 +30,9 @@ cubind__offset cubind__nccl_offsets[SYMBOL_COUNT];
 cubind_slot *const cubind_nccl_slots_c388ff997bcd = (cubind_slot *)cubind__nccl_slots;
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
- * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
- * needs no relocation when libcubind is loaded. */
+ * and each function's names as offsets into them; while tracing is built, each function's
+ * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
+ * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
 const struct cubind__nccl_symbols {
     cubind__symbol_table table;
     struct names {
@@ -117,11 +118,92 @@ const struct cubind__nccl_symbols {
         char wrapper_cubind_nccl_group_end[22];
         char symbol_ncclGroupSimulateEnd[21];
         char wrapper_cubind_nccl_group_simulate_end[31];
+#if !defined(CUBIND_NO_TRACE)
+        char trace_0[14];
+        char trace_1[8];
+        char trace_2[12];
+        char trace_3[13];
+        char trace_4[39];
+        char trace_5[31];
+        char trace_6[24];
+        char trace_7[9];
+        char trace_8[22];
+        char trace_9[38];
+        char trace_10[76];
+        char trace_11[50];
+        char trace_12[13];
+        char trace_13[9];
+        char trace_14[3];
+        char trace_15[21];
+        char trace_16[16];
+        char trace_17[17];
+        char trace_18[15];
+        char trace_19[29];
+        char trace_20[17];
+        char trace_21[36];
+        char trace_22[14];
+        char trace_23[46];
+        char trace_24[15];
+        char trace_25[68];
+        char trace_26[48];
+        char trace_27[62];
+        char trace_28[62];
+        char trace_29[66];
+        char trace_30[60];
+        char trace_31[56];
+        char trace_32[52];
+        char trace_33[52];
+        char trace_34[3];
+        char trace_35[12];
+        char enum_0_0[12];
+        char enum_0_1[23];
+        char enum_0_2[16];
+        char enum_0_3[18];
+        char enum_0_4[20];
+        char enum_0_5[17];
+        char enum_0_6[16];
+        char enum_0_7[15];
+        char enum_0_8[15];
+        char enum_1_0[9];
+        char enum_1_1[10];
+        char enum_1_2[10];
+        char enum_1_3[11];
+        char enum_1_4[10];
+        char enum_1_5[11];
+        char enum_1_6[12];
+        char enum_1_7[12];
+        char enum_1_8[12];
+        char enum_1_9[13];
+        char enum_1_10[15];
+        char enum_1_11[15];
+        char enum_1_12[13];
+        char enum_2_0[17];
+        char enum_2_1[24];
+        char enum_3_0[8];
+        char enum_3_1[9];
+        char enum_3_2[8];
+        char enum_3_3[8];
+        char enum_3_4[8];
+        char enum_3_5[11];
+        char enum_3_6[13];
+#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+#if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    unsigned descriptions[SYMBOL_COUNT];
+    cubind__trace_enum_range enums[4];
+    long long values[31];
+    unsigned value_names[31];
+#endif
 } cubind__nccl_symbols = {
     {CUBIND_LIB_NCCL, SYMBOL_COUNT, offsetof(struct cubind__nccl_symbols, names),
-     offsetof(struct cubind__nccl_symbols, offsets)},
+     offsetof(struct cubind__nccl_symbols, offsets),
+#if defined(CUBIND_NO_TRACE)
+     0},
+#else
+     offsetof(struct cubind__nccl_symbols, trace)},
+#endif
     {
         "ncclMemAlloc",
         "cubind_nccl_mem_alloc",
@@ -205,8 +287,78 @@ const struct cubind__nccl_symbols {
         "cubind_nccl_group_end",
         "ncclGroupSimulateEnd",
         "cubind_nccl_group_simulate_end",
+#if !defined(CUBIND_NO_TRACE)
+        "s;pptr;usize;",
+        "s;pptr;",
+        "s;pversion;",
+        "s;puniqueId;",
+        "s;pcomm;inranks;rcommId;irank;pconfig;",
+        "s;pcomm;inranks;rcommId;irank;",
+        "s;pcomm;indev;pdevlist;",
+        "s;pcomm;",
+        "s;pcomm;irevokeFlags;",
+        "s;pcomm;icolor;ikey;pnewcomm;pconfig;",
+        "s;pcomm;pexcludeRanksList;iexcludeRanksCount;pnewcomm;pconfig;ishrinkFlags;",
+        "s;pnewcomm;inranks;imyrank;inId;pcommIds;pconfig;",
+        "p;e0:result;",
+        "p;pcomm;",
+        "v;",
+        "s;pcomm;pasyncError;",
+        "s;pcomm;pcount;",
+        "s;pcomm;pdevice;",
+        "s;pcomm;prank;",
+        "s;pcomm;pbuff;usize;phandle;",
+        "s;pcomm;phandle;",
+        "s;pcomm;pbuff;usize;pwin;iwinFlags;",
+        "s;pcomm;pwin;",
+        "s;pop;pscalar;e1:datatype;e2:residence;pcomm;",
+        "s;e3:op;pcomm;",
+        "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;iroot;pcomm;pstream;",
+        "s;pbuff;ucount;e1:datatype;iroot;pcomm;pstream;",
+        "s;psendbuff;precvbuff;ucount;e1:datatype;iroot;pcomm;pstream;",
+        "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;pcomm;pstream;",
+        "s;psendbuff;precvbuff;urecvcount;e1:datatype;e3:op;pcomm;pstream;",
+        "s;psendbuff;precvbuff;usendcount;e1:datatype;pcomm;pstream;",
+        "s;psendbuff;precvbuff;ucount;e1:datatype;pcomm;pstream;",
+        "s;psendbuff;ucount;e1:datatype;ipeer;pcomm;pstream;",
+        "s;precvbuff;ucount;e1:datatype;ipeer;pcomm;pstream;",
+        "s;",
+        "s;psimInfo;",
+        "ncclSuccess",
+        "ncclUnhandledCudaError",
+        "ncclSystemError",
+        "ncclInternalError",
+        "ncclInvalidArgument",
+        "ncclInvalidUsage",
+        "ncclRemoteError",
+        "ncclInProgress",
+        "ncclNumResults",
+        "ncclInt8",
+        "ncclUint8",
+        "ncclInt32",
+        "ncclUint32",
+        "ncclInt64",
+        "ncclUint64",
+        "ncclFloat16",
+        "ncclFloat32",
+        "ncclFloat64",
+        "ncclBfloat16",
+        "ncclFloat8e4m3",
+        "ncclFloat8e5m2",
+        "ncclNumTypes",
+        "ncclScalarDevice",
+        "ncclScalarHostImmediate",
+        "ncclSum",
+        "ncclProd",
+        "ncclMax",
+        "ncclMin",
+        "ncclAvg",
+        "ncclNumOps",
+        "ncclMaxRedOp",
+#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define FROM_TABLE(member) offsetof(struct cubind__nccl_symbols, member)
     {
         {AT(symbol_ncclMemAlloc), AT(symbol_ncclMemAlloc), AT(wrapper_cubind_nccl_mem_alloc)},
         {AT(symbol_ncclMemFree), AT(symbol_ncclMemFree), AT(wrapper_cubind_nccl_mem_free)},
@@ -250,117 +402,147 @@ const struct cubind__nccl_symbols {
         {AT(symbol_ncclGroupEnd), AT(symbol_ncclGroupEnd), AT(wrapper_cubind_nccl_group_end)},
         {AT(symbol_ncclGroupSimulateEnd), AT(symbol_ncclGroupSimulateEnd), AT(wrapper_cubind_nccl_group_simulate_end)},
     },
+#if !defined(CUBIND_NO_TRACE)
+    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 4},
+    {
+        AT(trace_0), /* ncclMemAlloc */
+        AT(trace_1), /* ncclMemFree */
+        AT(trace_2), /* ncclGetVersion */
+        AT(trace_3), /* ncclGetUniqueId */
+        AT(trace_4), /* ncclCommInitRankConfig */
+        AT(trace_5), /* ncclCommInitRank */
+        AT(trace_6), /* ncclCommInitAll */
+        AT(trace_7), /* ncclCommFinalize */
+        AT(trace_7), /* ncclCommDestroy */
+        AT(trace_7), /* ncclCommAbort */
+        AT(trace_8), /* ncclCommRevoke */
+        AT(trace_9), /* ncclCommSplit */
+        AT(trace_10), /* ncclCommShrink */
+        AT(trace_11), /* ncclCommInitRankScalable */
+        AT(trace_12), /* ncclGetErrorString */
+        AT(trace_13), /* ncclGetLastError */
+        AT(trace_14), /* ncclResetDebugInit */
+        AT(trace_15), /* ncclCommGetAsyncError */
+        AT(trace_16), /* ncclCommCount */
+        AT(trace_17), /* ncclCommCuDevice */
+        AT(trace_18), /* ncclCommUserRank */
+        AT(trace_19), /* ncclCommRegister */
+        AT(trace_20), /* ncclCommDeregister */
+        AT(trace_21), /* ncclCommWindowRegister */
+        AT(trace_22), /* ncclCommWindowDeregister */
+        AT(trace_23), /* ncclRedOpCreatePreMulSum */
+        AT(trace_24), /* ncclRedOpDestroy */
+        AT(trace_25), /* ncclReduce */
+        AT(trace_26), /* ncclBcast */
+        AT(trace_27), /* ncclBroadcast */
+        AT(trace_28), /* ncclAllReduce */
+        AT(trace_29), /* ncclReduceScatter */
+        AT(trace_30), /* ncclAllGather */
+        AT(trace_31), /* ncclAlltoAll */
+        AT(trace_27), /* ncclGather */
+        AT(trace_27), /* ncclScatter */
+        AT(trace_32), /* ncclSend */
+        AT(trace_33), /* ncclRecv */
+        AT(trace_34), /* ncclGroupStart */
+        AT(trace_34), /* ncclGroupEnd */
+        AT(trace_35), /* ncclGroupSimulateEnd */
+    },
+    {
+        {0, 9}, /* ncclResult_t */
+        {9, 13}, /* ncclDataType_t */
+        {22, 2}, /* ncclScalarResidence_t */
+        {24, 7}, /* ncclRedOp_t */
+    },
+    {
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        0,
+        1,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        2147483647,
+    },
+    {
+        AT(enum_0_0),
+        AT(enum_0_1),
+        AT(enum_0_2),
+        AT(enum_0_3),
+        AT(enum_0_4),
+        AT(enum_0_5),
+        AT(enum_0_6),
+        AT(enum_0_7),
+        AT(enum_0_8),
+        AT(enum_1_0),
+        AT(enum_1_1),
+        AT(enum_1_2),
+        AT(enum_1_3),
+        AT(enum_1_4),
+        AT(enum_1_5),
+        AT(enum_1_6),
+        AT(enum_1_7),
+        AT(enum_1_8),
+        AT(enum_1_9),
+        AT(enum_1_10),
+        AT(enum_1_11),
+        AT(enum_1_12),
+        AT(enum_2_0),
+        AT(enum_2_1),
+        AT(enum_3_0),
+        AT(enum_3_1),
+        AT(enum_3_2),
+        AT(enum_3_3),
+        AT(enum_3_4),
+        AT(enum_3_5),
+        AT(enum_3_6),
+    },
+#endif
+#undef FROM_TABLE
 #undef AT
 };
 
-/* Tracing: the name of a ncclResult_t value, NULL when it is none of the constants. */
-static const char *trace_enum_0(long long value)
-{
-    switch (value) {
-    case 0: return "ncclSuccess";
-    case 1: return "ncclUnhandledCudaError";
-    case 2: return "ncclSystemError";
-    case 3: return "ncclInternalError";
-    case 4: return "ncclInvalidArgument";
-    case 5: return "ncclInvalidUsage";
-    case 6: return "ncclRemoteError";
-    case 7: return "ncclInProgress";
-    case 8: return "ncclNumResults";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a ncclDataType_t value, NULL when it is none of the constants. */
-static const char *trace_enum_1(long long value)
-{
-    switch (value) {
-    case 0: return "ncclInt8";
-    case 1: return "ncclUint8";
-    case 2: return "ncclInt32";
-    case 3: return "ncclUint32";
-    case 4: return "ncclInt64";
-    case 5: return "ncclUint64";
-    case 6: return "ncclFloat16";
-    case 7: return "ncclFloat32";
-    case 8: return "ncclFloat64";
-    case 9: return "ncclBfloat16";
-    case 10: return "ncclFloat8e4m3";
-    case 11: return "ncclFloat8e5m2";
-    case 12: return "ncclNumTypes";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a ncclScalarResidence_t value, NULL when it is none of the constants. */
-static const char *trace_enum_2(long long value)
-{
-    switch (value) {
-    case 0: return "ncclScalarDevice";
-    case 1: return "ncclScalarHostImmediate";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a ncclRedOp_t value, NULL when it is none of the constants. */
-static const char *trace_enum_3(long long value)
-{
-    switch (value) {
-    case 0: return "ncclSum";
-    case 1: return "ncclProd";
-    case 2: return "ncclMax";
-    case 3: return "ncclMin";
-    case 4: return "ncclAvg";
-    case 5: return "ncclNumOps";
-    case 2147483647: return "ncclMaxRedOp";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
-static const char *trace_enum(unsigned which, long long value)
-{
-    switch (which) {
-    case 0: return trace_enum_0(value);
-    case 1: return trace_enum_1(value);
-    case 2: return trace_enum_2(value);
-    case 3: return trace_enum_3(value);
-    default: return NULL;
-    }
-}
-
 typedef ncclResult_t (*cubind__ncclMemAlloc_fn)(void **ptr, size_t size);
-static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_mem_alloc. */
-static ncclResult_t call_ncclMemAlloc(void **ptr, size_t size)
+/* What the wrapper calls until ncclMemAlloc is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 0), (uintptr_t)ptr, (unsigned long long)size);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__resolve(&cubind__nccl_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_ncclMemAlloc);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(ptr, size);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclMemAlloc(void **ptr, size_t size)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclMemAlloc(ptr, size);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 0, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pptr;usize;", (int)cubind_result, (uintptr_t)ptr, (unsigned long long)size);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclMemAlloc is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclMemAlloc(ptr, size) : call_ncclMemAlloc(ptr, size);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(ptr, size);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -377,38 +559,24 @@ ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
 }
 
 typedef ncclResult_t (*cubind__ncclMemFree_fn)(void *ptr);
-static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_mem_free. */
-static ncclResult_t call_ncclMemFree(void *ptr)
+/* What the wrapper calls until ncclMemFree is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 1), (uintptr_t)ptr);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__resolve(&cubind__nccl_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_ncclMemFree);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(ptr);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclMemFree(void *ptr)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclMemFree(ptr);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 1, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pptr;", (int)cubind_result, (uintptr_t)ptr);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclMemFree is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclMemFree(ptr) : call_ncclMemFree(ptr);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(ptr);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -425,38 +593,24 @@ ncclResult_t cubind_nccl_mem_free(void *ptr)
 }
 
 typedef ncclResult_t (*cubind__ncclGetVersion_fn)(int *version);
-static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_version. */
-static ncclResult_t call_ncclGetVersion(int *version)
+/* What the wrapper calls until ncclGetVersion is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 2), (uintptr_t)version);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__resolve(&cubind__nccl_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_ncclGetVersion);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(version);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclGetVersion(int *version)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclGetVersion(version);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 2, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pversion;", (int)cubind_result, (uintptr_t)version);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclGetVersion is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGetVersion(version) : call_ncclGetVersion(version);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(version);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -473,38 +627,24 @@ ncclResult_t cubind_nccl_get_version(int *version)
 }
 
 typedef ncclResult_t (*cubind__ncclGetUniqueId_fn)(ncclUniqueId *uniqueId);
-static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_unique_id. */
-static ncclResult_t call_ncclGetUniqueId(ncclUniqueId *uniqueId)
+/* What the wrapper calls until ncclGetUniqueId is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 3), (uintptr_t)uniqueId);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__resolve(&cubind__nccl_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_ncclGetUniqueId);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(uniqueId);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclGetUniqueId(ncclUniqueId *uniqueId)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclGetUniqueId(uniqueId);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 3, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;puniqueId;", (int)cubind_result, (uintptr_t)uniqueId);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclGetUniqueId is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGetUniqueId(uniqueId) : call_ncclGetUniqueId(uniqueId);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(uniqueId);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -521,38 +661,24 @@ ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
 }
 
 typedef ncclResult_t (*cubind__ncclCommInitRankConfig_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
-static CUBIND_COLD ncclResult_t slow_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_rank_config. */
-static ncclResult_t call_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
+/* What the wrapper calls until ncclCommInitRankConfig is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 4), (uintptr_t)comm, (long long)nranks, (long long)rank, (uintptr_t)config);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__resolve(&cubind__nccl_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRankConfig);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, nranks, commId, rank, config);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 4, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 4, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;inranks;rcommId;irank;pconfig;", (int)cubind_result, (uintptr_t)comm, (long long)nranks, (long long)rank, (uintptr_t)config);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommInitRankConfig is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommInitRankConfig(comm, nranks, commId, rank, config) : call_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, nranks, commId, rank, config);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 4, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -569,38 +695,24 @@ ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncc
 }
 
 typedef ncclResult_t (*cubind__ncclCommInitRank_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
-static CUBIND_COLD ncclResult_t slow_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_rank. */
-static ncclResult_t call_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+/* What the wrapper calls until ncclCommInitRank is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 5), (uintptr_t)comm, (long long)nranks, (long long)rank);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRank);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, nranks, commId, rank);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 5, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommInitRank(comm, nranks, commId, rank);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 5, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;inranks;rcommId;irank;", (int)cubind_result, (uintptr_t)comm, (long long)nranks, (long long)rank);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommInitRank is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommInitRank(comm, nranks, commId, rank) : call_ncclCommInitRank(comm, nranks, commId, rank);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, nranks, commId, rank);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 5, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -617,38 +729,24 @@ ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUnique
 }
 
 typedef ncclResult_t (*cubind__ncclCommInitAll_fn)(ncclComm_t *comm, int ndev, const int *devlist);
-static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_all. */
-static ncclResult_t call_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
+/* What the wrapper calls until ncclCommInitAll is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 6), (uintptr_t)comm, (long long)ndev, (uintptr_t)devlist);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitAll);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, ndev, devlist);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommInitAll(comm, ndev, devlist);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 6, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;indev;pdevlist;", (int)cubind_result, (uintptr_t)comm, (long long)ndev, (uintptr_t)devlist);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommInitAll is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommInitAll(comm, ndev, devlist) : call_ncclCommInitAll(comm, ndev, devlist);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, ndev, devlist);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -665,38 +763,24 @@ ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *de
 }
 
 typedef ncclResult_t (*cubind__ncclCommFinalize_fn)(ncclComm_t comm);
-static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_finalize. */
-static ncclResult_t call_ncclCommFinalize(ncclComm_t comm)
+/* What the wrapper calls until ncclCommFinalize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 7), (uintptr_t)comm);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__resolve(&cubind__nccl_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_ncclCommFinalize);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommFinalize(ncclComm_t comm)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommFinalize(comm);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 7, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;", (int)cubind_result, (uintptr_t)comm);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommFinalize is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommFinalize(comm) : call_ncclCommFinalize(comm);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -713,38 +797,24 @@ ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
 }
 
 typedef ncclResult_t (*cubind__ncclCommDestroy_fn)(ncclComm_t comm);
-static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_destroy. */
-static ncclResult_t call_ncclCommDestroy(ncclComm_t comm)
+/* What the wrapper calls until ncclCommDestroy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 8), (uintptr_t)comm);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_ncclCommDestroy);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommDestroy(ncclComm_t comm)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommDestroy(comm);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 8, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;", (int)cubind_result, (uintptr_t)comm);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommDestroy is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommDestroy(comm) : call_ncclCommDestroy(comm);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -761,38 +831,24 @@ ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
 }
 
 typedef ncclResult_t (*cubind__ncclCommAbort_fn)(ncclComm_t comm);
-static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_abort. */
-static ncclResult_t call_ncclCommAbort(ncclComm_t comm)
+/* What the wrapper calls until ncclCommAbort is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 9), (uintptr_t)comm);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__resolve(&cubind__nccl_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_ncclCommAbort);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommAbort(ncclComm_t comm)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommAbort(comm);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 9, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;", (int)cubind_result, (uintptr_t)comm);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommAbort is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommAbort(comm) : call_ncclCommAbort(comm);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -809,38 +865,24 @@ ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
 }
 
 typedef ncclResult_t (*cubind__ncclCommRevoke_fn)(ncclComm_t comm, int revokeFlags);
-static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_revoke. */
-static ncclResult_t call_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
+/* What the wrapper calls until ncclCommRevoke is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 10), (uintptr_t)comm, (long long)revokeFlags);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__resolve(&cubind__nccl_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_ncclCommRevoke);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, revokeFlags);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommRevoke(comm, revokeFlags);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 10, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;irevokeFlags;", (int)cubind_result, (uintptr_t)comm, (long long)revokeFlags);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommRevoke is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommRevoke(comm, revokeFlags) : call_ncclCommRevoke(comm, revokeFlags);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, revokeFlags);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -857,38 +899,24 @@ ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
 }
 
 typedef ncclResult_t (*cubind__ncclCommSplit_fn)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
-static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_split. */
-static ncclResult_t call_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+/* What the wrapper calls until ncclCommSplit is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 11), (uintptr_t)comm, (long long)color, (long long)key, (uintptr_t)newcomm, (uintptr_t)config);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__resolve(&cubind__nccl_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_ncclCommSplit);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, color, key, newcomm, config);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommSplit(comm, color, key, newcomm, config);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 11, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;icolor;ikey;pnewcomm;pconfig;", (int)cubind_result, (uintptr_t)comm, (long long)color, (long long)key, (uintptr_t)newcomm, (uintptr_t)config);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommSplit is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommSplit(comm, color, key, newcomm, config) : call_ncclCommSplit(comm, color, key, newcomm, config);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, color, key, newcomm, config);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -905,38 +933,24 @@ ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclCom
 }
 
 typedef ncclResult_t (*cubind__ncclCommShrink_fn)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
-static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_shrink. */
-static ncclResult_t call_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+/* What the wrapper calls until ncclCommShrink is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 12), (uintptr_t)comm, (uintptr_t)excludeRanksList, (long long)excludeRanksCount, (uintptr_t)newcomm, (uintptr_t)config, (long long)shrinkFlags);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__resolve(&cubind__nccl_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_ncclCommShrink);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 12, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;pexcludeRanksList;iexcludeRanksCount;pnewcomm;pconfig;ishrinkFlags;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)excludeRanksList, (long long)excludeRanksCount, (uintptr_t)newcomm, (uintptr_t)config, (long long)shrinkFlags);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommShrink is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags) : call_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -953,38 +967,24 @@ ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int
 }
 
 typedef ncclResult_t (*cubind__ncclCommInitRankScalable_fn)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
-static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_init_rank_scalable. */
-static ncclResult_t call_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+/* What the wrapper calls until ncclCommInitRankScalable is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 13), (uintptr_t)newcomm, (long long)nranks, (long long)myrank, (long long)nId, (uintptr_t)commIds, (uintptr_t)config);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__resolve(&cubind__nccl_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRankScalable);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 13, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pnewcomm;inranks;imyrank;inId;pcommIds;pconfig;", (int)cubind_result, (uintptr_t)newcomm, (long long)nranks, (long long)myrank, (long long)nId, (uintptr_t)commIds, (uintptr_t)config);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommInitRankScalable is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config) : call_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1001,35 +1001,17 @@ ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks
 }
 
 typedef const char *(*cubind__ncclGetErrorString_fn)(ncclResult_t result);
-static CUBIND_COLD const char *slow_ncclGetErrorString(ncclResult_t result);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_error_string. */
-static const char *call_ncclGetErrorString(ncclResult_t result)
-{
-    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__resolve(&cubind__nccl_symbols.table, 14, NULL, (cubind__fnptr)slow_ncclGetErrorString);
-    if (cubind_fn == NULL)
-        return (const char *)0;
-    return cubind_fn(result);
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD const char *traced_ncclGetErrorString(ncclResult_t result)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    const char * cubind_result = call_ncclGetErrorString(result);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 14, 0, trace_enum,
-                          "p;e0:result;", (uintptr_t)cubind_result, (long long)result);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclGetErrorString is resolved, and every call while tracing. */
+/* What the wrapper calls until ncclGetErrorString is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_ncclGetErrorString(ncclResult_t result)
 {
-    if (cubind__tracing())
-        return traced_ncclGetErrorString(result);
-    return call_ncclGetErrorString(result);
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 14), (long long)result);
+    cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__resolve(&cubind__nccl_symbols.table, 14, NULL, (cubind__fnptr)slow_ncclGetErrorString);
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : (const char *)0;
+    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    return cubind_result;
 }
 
 const char *cubind_nccl_get_error_string(ncclResult_t result)
@@ -1039,35 +1021,17 @@ const char *cubind_nccl_get_error_string(ncclResult_t result)
 }
 
 typedef const char *(*cubind__ncclGetLastError_fn)(ncclComm_t comm);
-static CUBIND_COLD const char *slow_ncclGetLastError(ncclComm_t comm);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_get_last_error. */
-static const char *call_ncclGetLastError(ncclComm_t comm)
-{
-    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__resolve(&cubind__nccl_symbols.table, 15, NULL, (cubind__fnptr)slow_ncclGetLastError);
-    if (cubind_fn == NULL)
-        return (const char *)0;
-    return cubind_fn(comm);
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD const char *traced_ncclGetLastError(ncclComm_t comm)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    const char * cubind_result = call_ncclGetLastError(comm);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 15, 0, trace_enum,
-                          "p;pcomm;", (uintptr_t)cubind_result, (uintptr_t)comm);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclGetLastError is resolved, and every call while tracing. */
+/* What the wrapper calls until ncclGetLastError is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_ncclGetLastError(ncclComm_t comm)
 {
-    if (cubind__tracing())
-        return traced_ncclGetLastError(comm);
-    return call_ncclGetLastError(comm);
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 15), (uintptr_t)comm);
+    cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__resolve(&cubind__nccl_symbols.table, 15, NULL, (cubind__fnptr)slow_ncclGetLastError);
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(comm) : (const char *)0;
+    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    return cubind_result;
 }
 
 const char *cubind_nccl_get_last_error(ncclComm_t comm)
@@ -1077,35 +1041,17 @@ const char *cubind_nccl_get_last_error(ncclComm_t comm)
 }
 
 typedef void (*cubind__ncclResetDebugInit_fn)(void);
-static CUBIND_COLD void slow_ncclResetDebugInit(void);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_reset_debug_init. */
-static void call_ncclResetDebugInit(void)
-{
-    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__resolve(&cubind__nccl_symbols.table, 16, NULL, (cubind__fnptr)slow_ncclResetDebugInit);
-    if (cubind_fn == NULL)
-        return;
-    cubind_fn();
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD void traced_ncclResetDebugInit(void)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    call_ncclResetDebugInit();
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 16, 0, trace_enum,
-                          "v;");
-}
-
-/* What the wrapper calls until ncclResetDebugInit is resolved, and every call while tracing. */
+/* What the wrapper calls until ncclResetDebugInit is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD void slow_ncclResetDebugInit(void)
 {
-    if (cubind__tracing())
-        traced_ncclResetDebugInit();
-    else
-        call_ncclResetDebugInit();
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 16));
+    cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__resolve(&cubind__nccl_symbols.table, 16, NULL, (cubind__fnptr)slow_ncclResetDebugInit);
+    if (cubind_fn != NULL)
+        cubind_fn();
+    CUBIND__TRACE_RESULT(cubind_call);
 }
 
 void cubind_nccl_reset_debug_init(void)
@@ -1115,38 +1061,24 @@ void cubind_nccl_reset_debug_init(void)
 }
 
 typedef ncclResult_t (*cubind__ncclCommGetAsyncError_fn)(ncclComm_t comm, ncclResult_t *asyncError);
-static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_get_async_error. */
-static ncclResult_t call_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
+/* What the wrapper calls until ncclCommGetAsyncError is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 17), (uintptr_t)comm, (uintptr_t)asyncError);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__resolve(&cubind__nccl_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_ncclCommGetAsyncError);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, asyncError);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommGetAsyncError(comm, asyncError);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 17, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;pasyncError;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)asyncError);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommGetAsyncError is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommGetAsyncError(comm, asyncError) : call_ncclCommGetAsyncError(comm, asyncError);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, asyncError);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1163,38 +1095,24 @@ ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asy
 }
 
 typedef ncclResult_t (*cubind__ncclCommCount_fn)(const ncclComm_t comm, int *count);
-static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *count);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_count. */
-static ncclResult_t call_ncclCommCount(const ncclComm_t comm, int *count)
+/* What the wrapper calls until ncclCommCount is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *count)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 18), (uintptr_t)comm, (uintptr_t)count);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__resolve(&cubind__nccl_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_ncclCommCount);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, count);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommCount(const ncclComm_t comm, int *count)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommCount(comm, count);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 18, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;pcount;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)count);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommCount is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *count)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommCount(comm, count) : call_ncclCommCount(comm, count);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, count);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1211,38 +1129,24 @@ ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
 }
 
 typedef ncclResult_t (*cubind__ncclCommCuDevice_fn)(const ncclComm_t comm, int *device);
-static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int *device);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_cu_device. */
-static ncclResult_t call_ncclCommCuDevice(const ncclComm_t comm, int *device)
+/* What the wrapper calls until ncclCommCuDevice is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 19), (uintptr_t)comm, (uintptr_t)device);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__resolve(&cubind__nccl_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_ncclCommCuDevice);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, device);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommCuDevice(const ncclComm_t comm, int *device)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommCuDevice(comm, device);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 19, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;pdevice;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)device);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommCuDevice is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int *device)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommCuDevice(comm, device) : call_ncclCommCuDevice(comm, device);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, device);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1259,38 +1163,24 @@ ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
 }
 
 typedef ncclResult_t (*cubind__ncclCommUserRank_fn)(const ncclComm_t comm, int *rank);
-static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int *rank);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_user_rank. */
-static ncclResult_t call_ncclCommUserRank(const ncclComm_t comm, int *rank)
+/* What the wrapper calls until ncclCommUserRank is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 20), (uintptr_t)comm, (uintptr_t)rank);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_ncclCommUserRank);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, rank);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommUserRank(const ncclComm_t comm, int *rank)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommUserRank(comm, rank);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 20, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;prank;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)rank);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommUserRank is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int *rank)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommUserRank(comm, rank) : call_ncclCommUserRank(comm, rank);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, rank);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1307,38 +1197,24 @@ ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
 }
 
 typedef ncclResult_t (*cubind__ncclCommRegister_fn)(const ncclComm_t comm, void *buff, size_t size, void **handle);
-static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_register. */
-static ncclResult_t call_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
+/* What the wrapper calls until ncclCommRegister is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 21), (uintptr_t)comm, (uintptr_t)buff, (unsigned long long)size, (uintptr_t)handle);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_ncclCommRegister);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, buff, size, handle);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommRegister(comm, buff, size, handle);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 21, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;pbuff;usize;phandle;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)buff, (unsigned long long)size, (uintptr_t)handle);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommRegister is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommRegister(comm, buff, size, handle) : call_ncclCommRegister(comm, buff, size, handle);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, buff, size, handle);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1355,38 +1231,24 @@ ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t
 }
 
 typedef ncclResult_t (*cubind__ncclCommDeregister_fn)(const ncclComm_t comm, void *handle);
-static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, void *handle);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_deregister. */
-static ncclResult_t call_ncclCommDeregister(const ncclComm_t comm, void *handle)
+/* What the wrapper calls until ncclCommDeregister is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 22), (uintptr_t)comm, (uintptr_t)handle);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_ncclCommDeregister);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, handle);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommDeregister(const ncclComm_t comm, void *handle)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommDeregister(comm, handle);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 22, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;phandle;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)handle);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommDeregister is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, void *handle)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommDeregister(comm, handle) : call_ncclCommDeregister(comm, handle);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, handle);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1403,38 +1265,24 @@ ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
 }
 
 typedef ncclResult_t (*cubind__ncclCommWindowRegister_fn)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
-static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_window_register. */
-static ncclResult_t call_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
+/* What the wrapper calls until ncclCommWindowRegister is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 23), (uintptr_t)comm, (uintptr_t)buff, (unsigned long long)size, (uintptr_t)win, (long long)winFlags);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_ncclCommWindowRegister);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, buff, size, win, winFlags);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 23, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;pbuff;usize;pwin;iwinFlags;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)buff, (unsigned long long)size, (uintptr_t)win, (long long)winFlags);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommWindowRegister is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommWindowRegister(comm, buff, size, win, winFlags) : call_ncclCommWindowRegister(comm, buff, size, win, winFlags);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, buff, size, win, winFlags);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1451,38 +1299,24 @@ ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_
 }
 
 typedef ncclResult_t (*cubind__ncclCommWindowDeregister_fn)(ncclComm_t comm, ncclWindow_t win);
-static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_comm_window_deregister. */
-static ncclResult_t call_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
+/* What the wrapper calls until ncclCommWindowDeregister is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 24), (uintptr_t)comm, (uintptr_t)win);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_ncclCommWindowDeregister);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(comm, win);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclCommWindowDeregister(comm, win);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 24, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pcomm;pwin;", (int)cubind_result, (uintptr_t)comm, (uintptr_t)win);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclCommWindowDeregister is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclCommWindowDeregister(comm, win) : call_ncclCommWindowDeregister(comm, win);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(comm, win);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1499,38 +1333,24 @@ ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t wi
 }
 
 typedef ncclResult_t (*cubind__ncclRedOpCreatePreMulSum_fn)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
-static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_red_op_create_pre_mul_sum. */
-static ncclResult_t call_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
+/* What the wrapper calls until ncclRedOpCreatePreMulSum is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 25), (uintptr_t)op, (uintptr_t)scalar, (long long)datatype, (long long)residence, (uintptr_t)comm);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__resolve(&cubind__nccl_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_ncclRedOpCreatePreMulSum);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 25, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pop;pscalar;e1:datatype;e2:residence;pcomm;", (int)cubind_result, (uintptr_t)op, (uintptr_t)scalar, (long long)datatype, (long long)residence, (uintptr_t)comm);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclRedOpCreatePreMulSum is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm) : call_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1547,38 +1367,24 @@ ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar
 }
 
 typedef ncclResult_t (*cubind__ncclRedOpDestroy_fn)(ncclRedOp_t op, ncclComm_t comm);
-static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_red_op_destroy. */
-static ncclResult_t call_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
+/* What the wrapper calls until ncclRedOpDestroy is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 26), (long long)op, (uintptr_t)comm);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_ncclRedOpDestroy);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(op, comm);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclRedOpDestroy(op, comm);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 26, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;e3:op;pcomm;", (int)cubind_result, (long long)op, (uintptr_t)comm);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclRedOpDestroy is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclRedOpDestroy(op, comm) : call_ncclRedOpDestroy(op, comm);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(op, comm);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1595,38 +1401,24 @@ ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
 }
 
 typedef ncclResult_t (*cubind__ncclReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_reduce. */
-static ncclResult_t call_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclReduce is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 27), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)op, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_ncclReduce);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 27, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;iroot;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)op, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclReduce is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream) : call_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1643,38 +1435,24 @@ ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t cou
 }
 
 typedef ncclResult_t (*cubind__ncclBcast_fn)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_bcast. */
-static ncclResult_t call_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclBcast is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 28), (uintptr_t)buff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_ncclBcast);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclBcast(buff, count, datatype, root, comm, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 28, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;pbuff;ucount;e1:datatype;iroot;pcomm;pstream;", (int)cubind_result, (uintptr_t)buff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclBcast is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclBcast(buff, count, datatype, root, comm, stream) : call_ncclBcast(buff, count, datatype, root, comm, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1691,38 +1469,24 @@ ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype
 }
 
 typedef ncclResult_t (*cubind__ncclBroadcast_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_broadcast. */
-static ncclResult_t call_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclBroadcast is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 29), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_ncclBroadcast);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 29, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;psendbuff;precvbuff;ucount;e1:datatype;iroot;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclBroadcast is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream) : call_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1739,38 +1503,24 @@ ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t 
 }
 
 typedef ncclResult_t (*cubind__ncclAllReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_all_reduce. */
-static ncclResult_t call_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclAllReduce is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 30), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)op, (uintptr_t)comm, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_ncclAllReduce);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 30, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)op, (uintptr_t)comm, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclAllReduce is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream) : call_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1787,38 +1537,24 @@ ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t
 }
 
 typedef ncclResult_t (*cubind__ncclReduceScatter_fn)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_reduce_scatter. */
-static ncclResult_t call_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclReduceScatter is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 31), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)recvcount, (long long)datatype, (long long)op, (uintptr_t)comm, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_ncclReduceScatter);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 31, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;psendbuff;precvbuff;urecvcount;e1:datatype;e3:op;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)recvcount, (long long)datatype, (long long)op, (uintptr_t)comm, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclReduceScatter is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream) : call_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1835,38 +1571,24 @@ ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, si
 }
 
 typedef ncclResult_t (*cubind__ncclAllGather_fn)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_all_gather. */
-static ncclResult_t call_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclAllGather is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 32), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)sendcount, (long long)datatype, (uintptr_t)comm, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_ncclAllGather);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 32, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;psendbuff;precvbuff;usendcount;e1:datatype;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)sendcount, (long long)datatype, (uintptr_t)comm, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclAllGather is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream) : call_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1883,38 +1605,24 @@ ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t
 }
 
 typedef ncclResult_t (*cubind__ncclAlltoAll_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_allto_all. */
-static ncclResult_t call_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclAlltoAll is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 33), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (uintptr_t)comm, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_ncclAlltoAll);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 33, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;psendbuff;precvbuff;ucount;e1:datatype;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (uintptr_t)comm, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclAlltoAll is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream) : call_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1931,38 +1639,24 @@ ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t 
 }
 
 typedef ncclResult_t (*cubind__ncclGather_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_gather. */
-static ncclResult_t call_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclGather is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 34), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_ncclGather);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 34, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;psendbuff;precvbuff;ucount;e1:datatype;iroot;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclGather is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream) : call_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1979,38 +1673,24 @@ ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t cou
 }
 
 typedef ncclResult_t (*cubind__ncclScatter_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_scatter. */
-static ncclResult_t call_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclScatter is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 35), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_ncclScatter);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 35, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;psendbuff;precvbuff;ucount;e1:datatype;iroot;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclScatter is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream) : call_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2027,38 +1707,24 @@ ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t co
 }
 
 typedef ncclResult_t (*cubind__ncclSend_fn)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_send. */
-static ncclResult_t call_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclSend is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 36), (uintptr_t)sendbuff, (unsigned long long)count, (long long)datatype, (long long)peer, (uintptr_t)comm, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__resolve(&cubind__nccl_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_ncclSend);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 36, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;psendbuff;ucount;e1:datatype;ipeer;pcomm;pstream;", (int)cubind_result, (uintptr_t)sendbuff, (unsigned long long)count, (long long)datatype, (long long)peer, (uintptr_t)comm, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclSend is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclSend(sendbuff, count, datatype, peer, comm, stream) : call_ncclSend(sendbuff, count, datatype, peer, comm, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2075,38 +1741,24 @@ ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t
 }
 
 typedef ncclResult_t (*cubind__ncclRecv_fn)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
-static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_recv. */
-static ncclResult_t call_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclRecv is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 37), (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)peer, (uintptr_t)comm, (uintptr_t)stream);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__resolve(&cubind__nccl_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_ncclRecv);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 37, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;precvbuff;ucount;e1:datatype;ipeer;pcomm;pstream;", (int)cubind_result, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)peer, (uintptr_t)comm, (uintptr_t)stream);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclRecv is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclRecv(recvbuff, count, datatype, peer, comm, stream) : call_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2123,38 +1775,24 @@ ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datat
 }
 
 typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
-static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_group_start. */
-static ncclResult_t call_ncclGroupStart(void)
+/* What the wrapper calls until ncclGroupStart is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 38));
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__resolve(&cubind__nccl_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupStart);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn();
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclGroupStart(void)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclGroupStart();
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 38, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;", (int)cubind_result);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclGroupStart is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGroupStart() : call_ncclGroupStart();
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn();
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2171,38 +1809,24 @@ ncclResult_t cubind_nccl_group_start(void)
 }
 
 typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
-static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_group_end. */
-static ncclResult_t call_ncclGroupEnd(void)
+/* What the wrapper calls until ncclGroupEnd is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 39));
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupEnd);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn();
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclGroupEnd(void)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclGroupEnd();
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 39, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;", (int)cubind_result);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclGroupEnd is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGroupEnd() : call_ncclGroupEnd();
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn();
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -2219,38 +1843,24 @@ ncclResult_t cubind_nccl_group_end(void)
 }
 
 typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
-static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nccl_group_simulate_end. */
-static ncclResult_t call_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
+/* What the wrapper calls until ncclGroupSimulateEnd is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 40), (uintptr_t)simInfo);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupSimulateEnd);
     ncclResult_t cubind_status;
-    if (cubind_fn == NULL)
-        return (ncclResult_t)cubind_unavailable;
-    cubind_status = cubind_fn(simInfo);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD ncclResult_t traced_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NCCL);
-    ncclResult_t cubind_result = call_ncclGroupSimulateEnd(simInfo);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nccl_symbols.table, 40, cubind_result != ncclSuccess && !cubind__status_informational(CUBIND_LIB_NCCL, (int)cubind_result), trace_enum,
-                          "s;psimInfo;", (int)cubind_result, (uintptr_t)simInfo);
-    return cubind_result;
-}
-
-/* What the wrapper calls until ncclGroupSimulateEnd is resolved, and every call while tracing. */
-static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
-{
-    ncclResult_t cubind_status = cubind__tracing() ? traced_ncclGroupSimulateEnd(simInfo) : call_ncclGroupSimulateEnd(simInfo);
+    if (cubind_fn == NULL) {
+        cubind_status = (ncclResult_t)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(simInfo);
+        if (cubind_status != ncclSuccess)
+            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
         return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;

@@ -30,8 +30,9 @@ cubind__offset cubind__nvjitlink_offsets[SYMBOL_COUNT];
 cubind_slot *const cubind_nvjitlink_slots_73c6ecd40f5f = (cubind_slot *)cubind__nvjitlink_slots;
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
- * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
- * needs no relocation when libcubind is loaded. */
+ * and each function's names as offsets into them; while tracing is built, each function's
+ * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
+ * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
 const struct cubind__nvjitlink_symbols {
     cubind__symbol_table table;
     struct names {
@@ -76,11 +77,43 @@ const struct cubind__nvjitlink_symbols {
         char wrapper_cubind_nvjitlink_get_info_log[30];
         char symbol_nvJitLinkVersion[17];
         char wrapper_cubind_nvjitlink_version[25];
+#if !defined(CUBIND_NO_TRACE)
+        char trace_0[32];
+        char trace_1[11];
+        char trace_2[42];
+        char trace_3[34];
+        char trace_4[17];
+        char trace_5[18];
+        char trace_6[16];
+        char trace_7[16];
+        char trace_8[17];
+        char enum_0_0[21];
+        char enum_0_1[22];
+        char enum_0_2[20];
+        char enum_0_3[22];
+        char enum_0_4[23];
+        char enum_0_5[23];
+        char enum_0_6[24];
+        char enum_0_7[22];
+        char enum_0_8[20];
+#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+#if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    unsigned descriptions[SYMBOL_COUNT];
+    cubind__trace_enum_range enums[1];
+    long long values[9];
+    unsigned value_names[9];
+#endif
 } cubind__nvjitlink_symbols = {
     {CUBIND_LIB_NVJITLINK, SYMBOL_COUNT, offsetof(struct cubind__nvjitlink_symbols, names),
-     offsetof(struct cubind__nvjitlink_symbols, offsets)},
+     offsetof(struct cubind__nvjitlink_symbols, offsets),
+#if defined(CUBIND_NO_TRACE)
+     0},
+#else
+     offsetof(struct cubind__nvjitlink_symbols, trace)},
+#endif
     {
         "__nvJitLinkCreate_13_0",
         "nvJitLinkCreate",
@@ -123,8 +156,29 @@ const struct cubind__nvjitlink_symbols {
         "cubind_nvjitlink_get_info_log",
         "nvJitLinkVersion",
         "cubind_nvjitlink_version",
+#if !defined(CUBIND_NO_TRACE)
+        "s;phandle;unumOptions;poptions;",
+        "s;phandle;",
+        "s;phandle;e0:inputType;pdata;usize;pname;",
+        "s;phandle;e0:inputType;pfileName;",
+        "s;phandle;psize;",
+        "s;phandle;pcubin;",
+        "s;phandle;pptx;",
+        "s;phandle;plog;",
+        "s;pmajor;pminor;",
+        "NVJITLINK_INPUT_NONE",
+        "NVJITLINK_INPUT_CUBIN",
+        "NVJITLINK_INPUT_PTX",
+        "NVJITLINK_INPUT_LTOIR",
+        "NVJITLINK_INPUT_FATBIN",
+        "NVJITLINK_INPUT_OBJECT",
+        "NVJITLINK_INPUT_LIBRARY",
+        "NVJITLINK_INPUT_INDEX",
+        "NVJITLINK_INPUT_ANY",
+#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define FROM_TABLE(member) offsetof(struct cubind__nvjitlink_symbols, member)
     {
         {AT(symbol___nvJitLinkCreate_13_0), AT(name_nvJitLinkCreate), AT(wrapper_cubind_nvjitlink_create)},
         {AT(symbol___nvJitLinkDestroy_13_0), AT(name_nvJitLinkDestroy), AT(wrapper_cubind_nvjitlink_destroy)},
@@ -141,68 +195,73 @@ const struct cubind__nvjitlink_symbols {
         {AT(symbol___nvJitLinkGetInfoLog_13_0), AT(name_nvJitLinkGetInfoLog), AT(wrapper_cubind_nvjitlink_get_info_log)},
         {AT(symbol_nvJitLinkVersion), AT(symbol_nvJitLinkVersion), AT(wrapper_cubind_nvjitlink_version)},
     },
+#if !defined(CUBIND_NO_TRACE)
+    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1},
+    {
+        AT(trace_0), /* __nvJitLinkCreate_13_0 */
+        AT(trace_1), /* __nvJitLinkDestroy_13_0 */
+        AT(trace_2), /* __nvJitLinkAddData_13_0 */
+        AT(trace_3), /* __nvJitLinkAddFile_13_0 */
+        AT(trace_1), /* __nvJitLinkComplete_13_0 */
+        AT(trace_4), /* __nvJitLinkGetLinkedCubinSize_13_0 */
+        AT(trace_5), /* __nvJitLinkGetLinkedCubin_13_0 */
+        AT(trace_4), /* __nvJitLinkGetLinkedPtxSize_13_0 */
+        AT(trace_6), /* __nvJitLinkGetLinkedPtx_13_0 */
+        AT(trace_4), /* __nvJitLinkGetErrorLogSize_13_0 */
+        AT(trace_7), /* __nvJitLinkGetErrorLog_13_0 */
+        AT(trace_4), /* __nvJitLinkGetInfoLogSize_13_0 */
+        AT(trace_7), /* __nvJitLinkGetInfoLog_13_0 */
+        AT(trace_8), /* nvJitLinkVersion */
+    },
+    {
+        {0, 9}, /* nvJitLinkInputType */
+    },
+    {
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        10,
+    },
+    {
+        AT(enum_0_0),
+        AT(enum_0_1),
+        AT(enum_0_2),
+        AT(enum_0_3),
+        AT(enum_0_4),
+        AT(enum_0_5),
+        AT(enum_0_6),
+        AT(enum_0_7),
+        AT(enum_0_8),
+    },
+#endif
+#undef FROM_TABLE
 #undef AT
 };
 
-/* Tracing: the name of a nvJitLinkInputType value, NULL when it is none of the constants. */
-static const char *trace_enum_0(long long value)
-{
-    switch (value) {
-    case 0: return "NVJITLINK_INPUT_NONE";
-    case 1: return "NVJITLINK_INPUT_CUBIN";
-    case 2: return "NVJITLINK_INPUT_PTX";
-    case 3: return "NVJITLINK_INPUT_LTOIR";
-    case 4: return "NVJITLINK_INPUT_FATBIN";
-    case 5: return "NVJITLINK_INPUT_OBJECT";
-    case 6: return "NVJITLINK_INPUT_LIBRARY";
-    case 7: return "NVJITLINK_INPUT_INDEX";
-    case 10: return "NVJITLINK_INPUT_ANY";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
-static const char *trace_enum(unsigned which, long long value)
-{
-    switch (which) {
-    case 0: return trace_enum_0(value);
-    default: return NULL;
-    }
-}
-
 typedef nvJitLinkResult (*cubind____nvJitLinkCreate_13_0_fn)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_create. */
-static nvJitLinkResult call___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
+/* What the wrapper calls until __nvJitLinkCreate_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 0), (uintptr_t)handle, (unsigned long long)numOptions, (uintptr_t)options);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkCreate_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, numOptions, options);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkCreate_13_0(handle, numOptions, options);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 0, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;unumOptions;poptions;", (int)cubind_result, (uintptr_t)handle, (unsigned long long)numOptions, (uintptr_t)options);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkCreate_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkCreate_13_0(handle, numOptions, options) : call___nvJitLinkCreate_13_0(handle, numOptions, options);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, numOptions, options);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -219,38 +278,24 @@ nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOpt
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkDestroy_13_0_fn)(nvJitLinkHandle *handle);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_destroy. */
-static nvJitLinkResult call___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
+/* What the wrapper calls until __nvJitLinkDestroy_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 1), (uintptr_t)handle);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkDestroy_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkDestroy_13_0(handle);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 1, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkDestroy_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkDestroy_13_0(handle) : call___nvJitLinkDestroy_13_0(handle);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -267,38 +312,24 @@ nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkAddData_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_add_data. */
-static nvJitLinkResult call___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
+/* What the wrapper calls until __nvJitLinkAddData_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 2), (uintptr_t)handle, (long long)inputType, (uintptr_t)data, (unsigned long long)size, (uintptr_t)name);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkAddData_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, inputType, data, size, name);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 2, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;e0:inputType;pdata;usize;pname;", (int)cubind_result, (uintptr_t)handle, (long long)inputType, (uintptr_t)data, (unsigned long long)size, (uintptr_t)name);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkAddData_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkAddData_13_0(handle, inputType, data, size, name) : call___nvJitLinkAddData_13_0(handle, inputType, data, size, name);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, inputType, data, size, name);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -315,38 +346,24 @@ nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInput
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkAddFile_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_add_file. */
-static nvJitLinkResult call___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
+/* What the wrapper calls until __nvJitLinkAddFile_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 3), (uintptr_t)handle, (long long)inputType, (uintptr_t)fileName);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkAddFile_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, inputType, fileName);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 3, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;e0:inputType;pfileName;", (int)cubind_result, (uintptr_t)handle, (long long)inputType, (uintptr_t)fileName);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkAddFile_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkAddFile_13_0(handle, inputType, fileName) : call___nvJitLinkAddFile_13_0(handle, inputType, fileName);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, inputType, fileName);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -363,38 +380,24 @@ nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInput
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkComplete_13_0_fn)(nvJitLinkHandle handle);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_complete. */
-static nvJitLinkResult call___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
+/* What the wrapper calls until __nvJitLinkComplete_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 4), (uintptr_t)handle);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkComplete_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkComplete_13_0(handle);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 4, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;", (int)cubind_result, (uintptr_t)handle);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkComplete_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkComplete_13_0(handle) : call___nvJitLinkComplete_13_0(handle);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -411,38 +414,24 @@ nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_linked_cubin_size. */
-static nvJitLinkResult call___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetLinkedCubinSize_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 5), (uintptr_t)handle, (uintptr_t)size);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedCubinSize_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, size);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 5, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;psize;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)size);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkGetLinkedCubinSize_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetLinkedCubinSize_13_0(handle, size) : call___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, size);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -459,38 +448,24 @@ nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, s
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubin_13_0_fn)(nvJitLinkHandle handle, void *cubin);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_linked_cubin. */
-static nvJitLinkResult call___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
+/* What the wrapper calls until __nvJitLinkGetLinkedCubin_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 6), (uintptr_t)handle, (uintptr_t)cubin);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedCubin_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, cubin);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 6, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;pcubin;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)cubin);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkGetLinkedCubin_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetLinkedCubin_13_0(handle, cubin) : call___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, cubin);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -507,38 +482,24 @@ nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_linked_ptx_size. */
-static nvJitLinkResult call___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetLinkedPtxSize_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 7), (uintptr_t)handle, (uintptr_t)size);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedPtxSize_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, size);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 7, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;psize;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)size);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkGetLinkedPtxSize_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetLinkedPtxSize_13_0(handle, size) : call___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, size);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -555,38 +516,24 @@ nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, siz
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtx_13_0_fn)(nvJitLinkHandle handle, char *ptx);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_linked_ptx. */
-static nvJitLinkResult call___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
+/* What the wrapper calls until __nvJitLinkGetLinkedPtx_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 8), (uintptr_t)handle, (uintptr_t)ptx);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedPtx_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, ptx);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 8, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;pptx;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)ptx);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkGetLinkedPtx_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetLinkedPtx_13_0(handle, ptx) : call___nvJitLinkGetLinkedPtx_13_0(handle, ptx);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, ptx);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -603,38 +550,24 @@ nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *pt
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_error_log_size. */
-static nvJitLinkResult call___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetErrorLogSize_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 9), (uintptr_t)handle, (uintptr_t)size);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetErrorLogSize_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, size);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkGetErrorLogSize_13_0(handle, size);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 9, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;psize;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)size);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkGetErrorLogSize_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetErrorLogSize_13_0(handle, size) : call___nvJitLinkGetErrorLogSize_13_0(handle, size);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, size);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -651,38 +584,24 @@ nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLog_13_0_fn)(nvJitLinkHandle handle, char *log);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_error_log. */
-static nvJitLinkResult call___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
+/* What the wrapper calls until __nvJitLinkGetErrorLog_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 10), (uintptr_t)handle, (uintptr_t)log);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetErrorLog_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, log);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkGetErrorLog_13_0(handle, log);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 10, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;plog;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)log);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkGetErrorLog_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetErrorLog_13_0(handle, log) : call___nvJitLinkGetErrorLog_13_0(handle, log);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, log);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -699,38 +618,24 @@ nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_info_log_size. */
-static nvJitLinkResult call___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetInfoLogSize_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 11), (uintptr_t)handle, (uintptr_t)size);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetInfoLogSize_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, size);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkGetInfoLogSize_13_0(handle, size);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 11, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;psize;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)size);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkGetInfoLogSize_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetInfoLogSize_13_0(handle, size) : call___nvJitLinkGetInfoLogSize_13_0(handle, size);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, size);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -747,38 +652,24 @@ nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_
 }
 
 typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLog_13_0_fn)(nvJitLinkHandle handle, char *log);
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_get_info_log. */
-static nvJitLinkResult call___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
+/* What the wrapper calls until __nvJitLinkGetInfoLog_13_0 is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 12), (uintptr_t)handle, (uintptr_t)log);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetInfoLog_13_0);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(handle, log);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call___nvJitLinkGetInfoLog_13_0(handle, log);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 12, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;phandle;plog;", (int)cubind_result, (uintptr_t)handle, (uintptr_t)log);
-    return cubind_result;
-}
-
-/* What the wrapper calls until __nvJitLinkGetInfoLog_13_0 is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced___nvJitLinkGetInfoLog_13_0(handle, log) : call___nvJitLinkGetInfoLog_13_0(handle, log);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(handle, log);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -795,38 +686,24 @@ nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
 }
 
 typedef nvJitLinkResult (*cubind__nvJitLinkVersion_fn)(unsigned int *major, unsigned int *minor);
-static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvjitlink_version. */
-static nvJitLinkResult call_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
+/* What the wrapper calls until nvJitLinkVersion is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 13), (uintptr_t)major, (uintptr_t)minor);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_nvJitLinkVersion);
     nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvJitLinkResult)cubind_unavailable;
-    cubind_status = cubind_fn(major, minor);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvJitLinkResult traced_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVJITLINK);
-    nvJitLinkResult cubind_result = call_nvJitLinkVersion(major, minor);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvjitlink_symbols.table, 13, cubind_result != NVJITLINK_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVJITLINK, (int)cubind_result), trace_enum,
-                          "s;pmajor;pminor;", (int)cubind_result, (uintptr_t)major, (uintptr_t)minor);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvJitLinkVersion is resolved, and every call while tracing. */
-static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
-{
-    nvJitLinkResult cubind_status = cubind__tracing() ? traced_nvJitLinkVersion(major, minor) : call_nvJitLinkVersion(major, minor);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvJitLinkResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(major, minor);
+        if (cubind_status != NVJITLINK_SUCCESS)
+            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
         return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;

@@ -30,8 +30,9 @@ cubind__offset cubind__nvrtc_offsets[SYMBOL_COUNT];
 cubind_slot *const cubind_nvrtc_slots_005d5f08eb26 = (cubind_slot *)cubind__nvrtc_slots;
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
- * and each function's names as offsets into them. Offsets, not pointers: it is read-only and
- * needs no relocation when libcubind is loaded. */
+ * and each function's names as offsets into them; while tracing is built, each function's
+ * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
+ * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
 const struct cubind__nvrtc_symbols {
     cubind__symbol_table table;
     struct names {
@@ -83,11 +84,66 @@ const struct cubind__nvrtc_symbols {
         char wrapper_cubind_nvrtc_get_pch_heap_size_required[40];
         char symbol_nvrtcSetFlowCallback[21];
         char wrapper_cubind_nvrtc_set_flow_callback[31];
+#if !defined(CUBIND_NO_TRACE)
+        char trace_0[13];
+        char trace_1[17];
+        char trace_2[13];
+        char trace_3[19];
+        char trace_4[55];
+        char trace_5[9];
+        char trace_6[30];
+        char trace_7[21];
+        char trace_8[14];
+        char trace_9[23];
+        char trace_10[16];
+        char trace_11[23];
+        char trace_12[16];
+        char trace_13[25];
+        char trace_14[18];
+        char trace_15[21];
+        char trace_16[14];
+        char trace_17[26];
+        char trace_18[40];
+        char trace_19[8];
+        char trace_20[9];
+        char trace_21[15];
+        char trace_22[28];
+        char enum_0_0[14];
+        char enum_0_1[26];
+        char enum_0_2[37];
+        char enum_0_3[26];
+        char enum_0_4[28];
+        char enum_0_5[27];
+        char enum_0_6[24];
+        char enum_0_7[38];
+        char enum_0_8[50];
+        char enum_0_9[48];
+        char enum_0_10[38];
+        char enum_0_11[27];
+        char enum_0_12[35];
+        char enum_0_13[36];
+        char enum_0_14[38];
+        char enum_0_15[23];
+        char enum_0_16[22];
+        char enum_0_17[41];
+#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
+#if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    unsigned descriptions[SYMBOL_COUNT];
+    cubind__trace_enum_range enums[1];
+    long long values[18];
+    unsigned value_names[18];
+#endif
 } cubind__nvrtc_symbols = {
     {CUBIND_LIB_NVRTC, SYMBOL_COUNT, offsetof(struct cubind__nvrtc_symbols, names),
-     offsetof(struct cubind__nvrtc_symbols, offsets)},
+     offsetof(struct cubind__nvrtc_symbols, offsets),
+#if defined(CUBIND_NO_TRACE)
+     0},
+#else
+     offsetof(struct cubind__nvrtc_symbols, trace)},
+#endif
     {
         "nvrtcGetErrorString",
         "cubind_nvrtc_get_error_string",
@@ -137,8 +193,52 @@ const struct cubind__nvrtc_symbols {
         "cubind_nvrtc_get_pch_heap_size_required",
         "nvrtcSetFlowCallback",
         "cubind_nvrtc_set_flow_callback",
+#if !defined(CUBIND_NO_TRACE)
+        "p;e0:result;",
+        "s;pmajor;pminor;",
+        "s;pnumArchs;",
+        "s;psupportedArchs;",
+        "s;pprog;psrc;pname;inumHeaders;pheaders;pincludeNames;",
+        "s;pprog;",
+        "s;pprog;inumOptions;poptions;",
+        "s;pprog;pptxSizeRet;",
+        "s;pprog;pptx;",
+        "s;pprog;pcubinSizeRet;",
+        "s;pprog;pcubin;",
+        "s;pprog;pLTOIRSizeRet;",
+        "s;pprog;pLTOIR;",
+        "s;pprog;poptixirSizeRet;",
+        "s;pprog;poptixir;",
+        "s;pprog;plogSizeRet;",
+        "s;pprog;plog;",
+        "s;pprog;pname_expression;",
+        "s;pprog;pname_expression;plowered_name;",
+        "s;pret;",
+        "s;usize;",
+        "s;pprog;psize;",
+        "s;pprog;pcallback;ppayload;",
+        "NVRTC_SUCCESS",
+        "NVRTC_ERROR_OUT_OF_MEMORY",
+        "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
+        "NVRTC_ERROR_INVALID_INPUT",
+        "NVRTC_ERROR_INVALID_PROGRAM",
+        "NVRTC_ERROR_INVALID_OPTION",
+        "NVRTC_ERROR_COMPILATION",
+        "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
+        "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+        "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
+        "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
+        "NVRTC_ERROR_INTERNAL_ERROR",
+        "NVRTC_ERROR_TIME_FILE_WRITE_FAILED",
+        "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED",
+        "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED",
+        "NVRTC_ERROR_PCH_CREATE",
+        "NVRTC_ERROR_CANCELLED",
+        "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED",
+#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define FROM_TABLE(member) offsetof(struct cubind__nvrtc_symbols, member)
     {
         {AT(symbol_nvrtcGetErrorString), AT(symbol_nvrtcGetErrorString), AT(wrapper_cubind_nvrtc_get_error_string)},
         {AT(symbol_nvrtcVersion), AT(symbol_nvrtcVersion), AT(wrapper_cubind_nvrtc_version)},
@@ -165,74 +265,94 @@ const struct cubind__nvrtc_symbols {
         {AT(symbol_nvrtcGetPCHHeapSizeRequired), AT(symbol_nvrtcGetPCHHeapSizeRequired), AT(wrapper_cubind_nvrtc_get_pch_heap_size_required)},
         {AT(symbol_nvrtcSetFlowCallback), AT(symbol_nvrtcSetFlowCallback), AT(wrapper_cubind_nvrtc_set_flow_callback)},
     },
+#if !defined(CUBIND_NO_TRACE)
+    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1},
+    {
+        AT(trace_0), /* nvrtcGetErrorString */
+        AT(trace_1), /* nvrtcVersion */
+        AT(trace_2), /* nvrtcGetNumSupportedArchs */
+        AT(trace_3), /* nvrtcGetSupportedArchs */
+        AT(trace_4), /* nvrtcCreateProgram */
+        AT(trace_5), /* nvrtcDestroyProgram */
+        AT(trace_6), /* nvrtcCompileProgram */
+        AT(trace_7), /* nvrtcGetPTXSize */
+        AT(trace_8), /* nvrtcGetPTX */
+        AT(trace_9), /* nvrtcGetCUBINSize */
+        AT(trace_10), /* nvrtcGetCUBIN */
+        AT(trace_11), /* nvrtcGetLTOIRSize */
+        AT(trace_12), /* nvrtcGetLTOIR */
+        AT(trace_13), /* nvrtcGetOptiXIRSize */
+        AT(trace_14), /* nvrtcGetOptiXIR */
+        AT(trace_15), /* nvrtcGetProgramLogSize */
+        AT(trace_16), /* nvrtcGetProgramLog */
+        AT(trace_17), /* nvrtcAddNameExpression */
+        AT(trace_18), /* nvrtcGetLoweredName */
+        AT(trace_19), /* nvrtcGetPCHHeapSize */
+        AT(trace_20), /* nvrtcSetPCHHeapSize */
+        AT(trace_5), /* nvrtcGetPCHCreateStatus */
+        AT(trace_21), /* nvrtcGetPCHHeapSizeRequired */
+        AT(trace_22), /* nvrtcSetFlowCallback */
+    },
+    {
+        {0, 18}, /* nvrtcResult */
+    },
+    {
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+    },
+    {
+        AT(enum_0_0),
+        AT(enum_0_1),
+        AT(enum_0_2),
+        AT(enum_0_3),
+        AT(enum_0_4),
+        AT(enum_0_5),
+        AT(enum_0_6),
+        AT(enum_0_7),
+        AT(enum_0_8),
+        AT(enum_0_9),
+        AT(enum_0_10),
+        AT(enum_0_11),
+        AT(enum_0_12),
+        AT(enum_0_13),
+        AT(enum_0_14),
+        AT(enum_0_15),
+        AT(enum_0_16),
+        AT(enum_0_17),
+    },
+#endif
+#undef FROM_TABLE
 #undef AT
 };
 
-/* Tracing: the name of a nvrtcResult value, NULL when it is none of the constants. */
-static const char *trace_enum_0(long long value)
-{
-    switch (value) {
-    case 0: return "NVRTC_SUCCESS";
-    case 1: return "NVRTC_ERROR_OUT_OF_MEMORY";
-    case 2: return "NVRTC_ERROR_PROGRAM_CREATION_FAILURE";
-    case 3: return "NVRTC_ERROR_INVALID_INPUT";
-    case 4: return "NVRTC_ERROR_INVALID_PROGRAM";
-    case 5: return "NVRTC_ERROR_INVALID_OPTION";
-    case 6: return "NVRTC_ERROR_COMPILATION";
-    case 7: return "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE";
-    case 8: return "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION";
-    case 9: return "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION";
-    case 10: return "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID";
-    case 11: return "NVRTC_ERROR_INTERNAL_ERROR";
-    case 12: return "NVRTC_ERROR_TIME_FILE_WRITE_FAILED";
-    case 13: return "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED";
-    case 14: return "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED";
-    case 15: return "NVRTC_ERROR_PCH_CREATE";
-    case 16: return "NVRTC_ERROR_CANCELLED";
-    case 17: return "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED";
-    default: return NULL;
-    }
-}
-
-/* Tracing: the name of a value of the enum numbered `which` in the descriptions (e<which>:). */
-static const char *trace_enum(unsigned which, long long value)
-{
-    switch (which) {
-    case 0: return trace_enum_0(value);
-    default: return NULL;
-    }
-}
-
 typedef const char *(*cubind__nvrtcGetErrorString_fn)(nvrtcResult result);
-static CUBIND_COLD const char *slow_nvrtcGetErrorString(nvrtcResult result);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_error_string. */
-static const char *call_nvrtcGetErrorString(nvrtcResult result)
-{
-    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 0, NULL, (cubind__fnptr)slow_nvrtcGetErrorString);
-    if (cubind_fn == NULL)
-        return (const char *)0;
-    return cubind_fn(result);
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD const char *traced_nvrtcGetErrorString(nvrtcResult result)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    const char * cubind_result = call_nvrtcGetErrorString(result);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 0, 0, trace_enum,
-                          "p;e0:result;", (uintptr_t)cubind_result, (long long)result);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetErrorString is resolved, and every call while tracing. */
+/* What the wrapper calls until nvrtcGetErrorString is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_nvrtcGetErrorString(nvrtcResult result)
 {
-    if (cubind__tracing())
-        return traced_nvrtcGetErrorString(result);
-    return call_nvrtcGetErrorString(result);
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 0), (long long)result);
+    cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 0, NULL, (cubind__fnptr)slow_nvrtcGetErrorString);
+    const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : (const char *)0;
+    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    return cubind_result;
 }
 
 const char *cubind_nvrtc_get_error_string(nvrtcResult result)
@@ -242,38 +362,24 @@ const char *cubind_nvrtc_get_error_string(nvrtcResult result)
 }
 
 typedef nvrtcResult (*cubind__nvrtcVersion_fn)(int *major, int *minor);
-static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_version. */
-static nvrtcResult call_nvrtcVersion(int *major, int *minor)
+/* What the wrapper calls until nvrtcVersion is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 1), (uintptr_t)major, (uintptr_t)minor);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_nvrtcVersion);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(major, minor);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcVersion(int *major, int *minor)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcVersion(major, minor);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 1, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pmajor;pminor;", (int)cubind_result, (uintptr_t)major, (uintptr_t)minor);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcVersion is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcVersion(major, minor) : call_nvrtcVersion(major, minor);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(major, minor);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -290,38 +396,24 @@ nvrtcResult cubind_nvrtc_version(int *major, int *minor)
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetNumSupportedArchs_fn)(int *numArchs);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_num_supported_archs. */
-static nvrtcResult call_nvrtcGetNumSupportedArchs(int *numArchs)
+/* What the wrapper calls until nvrtcGetNumSupportedArchs is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 2), (uintptr_t)numArchs);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetNumSupportedArchs);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(numArchs);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetNumSupportedArchs(int *numArchs)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetNumSupportedArchs(numArchs);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 2, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pnumArchs;", (int)cubind_result, (uintptr_t)numArchs);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetNumSupportedArchs is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetNumSupportedArchs(numArchs) : call_nvrtcGetNumSupportedArchs(numArchs);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(numArchs);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -338,38 +430,24 @@ nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetSupportedArchs_fn)(int *supportedArchs);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_supported_archs. */
-static nvrtcResult call_nvrtcGetSupportedArchs(int *supportedArchs)
+/* What the wrapper calls until nvrtcGetSupportedArchs is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 3), (uintptr_t)supportedArchs);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetSupportedArchs);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(supportedArchs);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetSupportedArchs(int *supportedArchs)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetSupportedArchs(supportedArchs);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 3, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;psupportedArchs;", (int)cubind_result, (uintptr_t)supportedArchs);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetSupportedArchs is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetSupportedArchs(supportedArchs) : call_nvrtcGetSupportedArchs(supportedArchs);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(supportedArchs);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -386,38 +464,24 @@ nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
 }
 
 typedef nvrtcResult (*cubind__nvrtcCreateProgram_fn)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
-static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_create_program. */
-static nvrtcResult call_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
+/* What the wrapper calls until nvrtcCreateProgram is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 4), (uintptr_t)prog, (uintptr_t)src, (uintptr_t)name, (long long)numHeaders, (uintptr_t)headers, (uintptr_t)includeNames);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_nvrtcCreateProgram);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 4, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;psrc;pname;inumHeaders;pheaders;pincludeNames;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)src, (uintptr_t)name, (long long)numHeaders, (uintptr_t)headers, (uintptr_t)includeNames);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcCreateProgram is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames) : call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -434,38 +498,24 @@ nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, con
 }
 
 typedef nvrtcResult (*cubind__nvrtcDestroyProgram_fn)(nvrtcProgram *prog);
-static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_destroy_program. */
-static nvrtcResult call_nvrtcDestroyProgram(nvrtcProgram *prog)
+/* What the wrapper calls until nvrtcDestroyProgram is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 5), (uintptr_t)prog);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_nvrtcDestroyProgram);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcDestroyProgram(nvrtcProgram *prog)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcDestroyProgram(prog);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 5, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;", (int)cubind_result, (uintptr_t)prog);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcDestroyProgram is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcDestroyProgram(prog) : call_nvrtcDestroyProgram(prog);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -482,38 +532,24 @@ nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
 }
 
 typedef nvrtcResult (*cubind__nvrtcCompileProgram_fn)(nvrtcProgram prog, int numOptions, const char *const *options);
-static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_compile_program. */
-static nvrtcResult call_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
+/* What the wrapper calls until nvrtcCompileProgram is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 6), (uintptr_t)prog, (long long)numOptions, (uintptr_t)options);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_nvrtcCompileProgram);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, numOptions, options);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcCompileProgram(prog, numOptions, options);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 6, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;inumOptions;poptions;", (int)cubind_result, (uintptr_t)prog, (long long)numOptions, (uintptr_t)options);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcCompileProgram is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcCompileProgram(prog, numOptions, options) : call_nvrtcCompileProgram(prog, numOptions, options);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, numOptions, options);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -530,38 +566,24 @@ nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, cons
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetPTXSize_fn)(nvrtcProgram prog, size_t *ptxSizeRet);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ptx_size. */
-static nvrtcResult call_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
+/* What the wrapper calls until nvrtcGetPTXSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 7), (uintptr_t)prog, (uintptr_t)ptxSizeRet);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPTXSize);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, ptxSizeRet);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetPTXSize(prog, ptxSizeRet);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 7, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;pptxSizeRet;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)ptxSizeRet);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetPTXSize is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetPTXSize(prog, ptxSizeRet) : call_nvrtcGetPTXSize(prog, ptxSizeRet);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, ptxSizeRet);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -578,38 +600,24 @@ nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetPTX_fn)(nvrtcProgram prog, char *ptx);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ptx. */
-static nvrtcResult call_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
+/* What the wrapper calls until nvrtcGetPTX is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 8), (uintptr_t)prog, (uintptr_t)ptx);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPTX);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, ptx);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetPTX(prog, ptx);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 8, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;pptx;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)ptx);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetPTX is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetPTX(prog, ptx) : call_nvrtcGetPTX(prog, ptx);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, ptx);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -626,38 +634,24 @@ nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetCUBINSize_fn)(nvrtcProgram prog, size_t *cubinSizeRet);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_cubin_size. */
-static nvrtcResult call_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
+/* What the wrapper calls until nvrtcGetCUBINSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 9), (uintptr_t)prog, (uintptr_t)cubinSizeRet);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetCUBINSize);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, cubinSizeRet);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetCUBINSize(prog, cubinSizeRet);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 9, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;pcubinSizeRet;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)cubinSizeRet);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetCUBINSize is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetCUBINSize(prog, cubinSizeRet) : call_nvrtcGetCUBINSize(prog, cubinSizeRet);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, cubinSizeRet);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -674,38 +668,24 @@ nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetCUBIN_fn)(nvrtcProgram prog, char *cubin);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_cubin. */
-static nvrtcResult call_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
+/* What the wrapper calls until nvrtcGetCUBIN is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 10), (uintptr_t)prog, (uintptr_t)cubin);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetCUBIN);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, cubin);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetCUBIN(prog, cubin);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 10, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;pcubin;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)cubin);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetCUBIN is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetCUBIN(prog, cubin) : call_nvrtcGetCUBIN(prog, cubin);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, cubin);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -722,38 +702,24 @@ nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetLTOIRSize_fn)(nvrtcProgram prog, size_t *LTOIRSizeRet);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ltoir_size. */
-static nvrtcResult call_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
+/* What the wrapper calls until nvrtcGetLTOIRSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 11), (uintptr_t)prog, (uintptr_t)LTOIRSizeRet);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLTOIRSize);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, LTOIRSizeRet);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 11, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;pLTOIRSizeRet;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)LTOIRSizeRet);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetLTOIRSize is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetLTOIRSize(prog, LTOIRSizeRet) : call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, LTOIRSizeRet);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -770,38 +736,24 @@ nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetLTOIR_fn)(nvrtcProgram prog, char *LTOIR);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_ltoir. */
-static nvrtcResult call_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
+/* What the wrapper calls until nvrtcGetLTOIR is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 12), (uintptr_t)prog, (uintptr_t)LTOIR);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLTOIR);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, LTOIR);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetLTOIR(prog, LTOIR);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 12, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;pLTOIR;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)LTOIR);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetLTOIR is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetLTOIR(prog, LTOIR) : call_nvrtcGetLTOIR(prog, LTOIR);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, LTOIR);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -818,38 +770,24 @@ nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetOptiXIRSize_fn)(nvrtcProgram prog, size_t *optixirSizeRet);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_opti_xir_size. */
-static nvrtcResult call_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
+/* What the wrapper calls until nvrtcGetOptiXIRSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 13), (uintptr_t)prog, (uintptr_t)optixirSizeRet);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetOptiXIRSize);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, optixirSizeRet);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 13, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;poptixirSizeRet;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)optixirSizeRet);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetOptiXIRSize is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetOptiXIRSize(prog, optixirSizeRet) : call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, optixirSizeRet);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -866,38 +804,24 @@ nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSiz
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetOptiXIR_fn)(nvrtcProgram prog, char *optixir);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_opti_xir. */
-static nvrtcResult call_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
+/* What the wrapper calls until nvrtcGetOptiXIR is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 14), (uintptr_t)prog, (uintptr_t)optixir);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetOptiXIR);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, optixir);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetOptiXIR(prog, optixir);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 14, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;poptixir;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)optixir);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetOptiXIR is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetOptiXIR(prog, optixir) : call_nvrtcGetOptiXIR(prog, optixir);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, optixir);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -914,38 +838,24 @@ nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetProgramLogSize_fn)(nvrtcProgram prog, size_t *logSizeRet);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_program_log_size. */
-static nvrtcResult call_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
+/* What the wrapper calls until nvrtcGetProgramLogSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 15), (uintptr_t)prog, (uintptr_t)logSizeRet);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetProgramLogSize);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, logSizeRet);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetProgramLogSize(prog, logSizeRet);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 15, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;plogSizeRet;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)logSizeRet);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetProgramLogSize is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetProgramLogSize(prog, logSizeRet) : call_nvrtcGetProgramLogSize(prog, logSizeRet);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, logSizeRet);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -962,38 +872,24 @@ nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSize
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetProgramLog_fn)(nvrtcProgram prog, char *log);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_program_log. */
-static nvrtcResult call_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
+/* What the wrapper calls until nvrtcGetProgramLog is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 16), (uintptr_t)prog, (uintptr_t)log);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetProgramLog);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, log);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetProgramLog(prog, log);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 16, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;plog;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)log);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetProgramLog is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetProgramLog(prog, log) : call_nvrtcGetProgramLog(prog, log);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, log);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1010,38 +906,24 @@ nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
 }
 
 typedef nvrtcResult (*cubind__nvrtcAddNameExpression_fn)(nvrtcProgram prog, const char *const name_expression);
-static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_add_name_expression. */
-static nvrtcResult call_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
+/* What the wrapper calls until nvrtcAddNameExpression is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 17), (uintptr_t)prog, (uintptr_t)name_expression);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_nvrtcAddNameExpression);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, name_expression);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcAddNameExpression(prog, name_expression);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 17, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;pname_expression;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)name_expression);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcAddNameExpression is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcAddNameExpression(prog, name_expression) : call_nvrtcAddNameExpression(prog, name_expression);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, name_expression);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1058,38 +940,24 @@ nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *cons
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetLoweredName_fn)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_lowered_name. */
-static nvrtcResult call_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
+/* What the wrapper calls until nvrtcGetLoweredName is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 18), (uintptr_t)prog, (uintptr_t)name_expression, (uintptr_t)lowered_name);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLoweredName);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, name_expression, lowered_name);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 18, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;pname_expression;plowered_name;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)name_expression, (uintptr_t)lowered_name);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetLoweredName is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetLoweredName(prog, name_expression, lowered_name) : call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, name_expression, lowered_name);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1106,38 +974,24 @@ nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const n
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSize_fn)(size_t *ret);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_pch_heap_size. */
-static nvrtcResult call_nvrtcGetPCHHeapSize(size_t *ret)
+/* What the wrapper calls until nvrtcGetPCHHeapSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 19), (uintptr_t)ret);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHHeapSize);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(ret);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSize(size_t *ret)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetPCHHeapSize(ret);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 19, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pret;", (int)cubind_result, (uintptr_t)ret);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetPCHHeapSize is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetPCHHeapSize(ret) : call_nvrtcGetPCHHeapSize(ret);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(ret);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1154,38 +1008,24 @@ nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
 }
 
 typedef nvrtcResult (*cubind__nvrtcSetPCHHeapSize_fn)(size_t size);
-static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_set_pch_heap_size. */
-static nvrtcResult call_nvrtcSetPCHHeapSize(size_t size)
+/* What the wrapper calls until nvrtcSetPCHHeapSize is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 20), (unsigned long long)size);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_nvrtcSetPCHHeapSize);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(size);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcSetPCHHeapSize(size_t size)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcSetPCHHeapSize(size);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 20, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;usize;", (int)cubind_result, (unsigned long long)size);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcSetPCHHeapSize is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcSetPCHHeapSize(size) : call_nvrtcSetPCHHeapSize(size);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(size);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1202,38 +1042,24 @@ nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_pch_create_status. */
-static nvrtcResult call_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
+/* What the wrapper calls until nvrtcGetPCHCreateStatus is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 21), (uintptr_t)prog);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHCreateStatus);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetPCHCreateStatus(prog);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 21, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;", (int)cubind_result, (uintptr_t)prog);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetPCHCreateStatus is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetPCHCreateStatus(prog) : call_nvrtcGetPCHCreateStatus(prog);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1250,38 +1076,24 @@ nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
 }
 
 typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog, size_t *size);
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_get_pch_heap_size_required. */
-static nvrtcResult call_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
+/* What the wrapper calls until nvrtcGetPCHHeapSizeRequired is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 22), (uintptr_t)prog, (uintptr_t)size);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHHeapSizeRequired);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, size);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcGetPCHHeapSizeRequired(prog, size);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 22, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;psize;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)size);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcGetPCHHeapSizeRequired is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcGetPCHHeapSizeRequired(prog, size) : call_nvrtcGetPCHHeapSizeRequired(prog, size);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, size);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;
@@ -1298,38 +1110,24 @@ nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *s
 }
 
 typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
-static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
 
-/* The call through the loader, shared by the slow and the traced paths of cubind_nvrtc_set_flow_callback. */
-static nvrtcResult call_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
+/* What the wrapper calls until nvrtcSetFlowCallback is resolved, and every call while tracing
+ * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
+static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
+    CUBIND__TRACE_CALL(cubind_call);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 23), (uintptr_t)prog, (uintptr_t)callback, (uintptr_t)payload);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_nvrtcSetFlowCallback);
     nvrtcResult cubind_status;
-    if (cubind_fn == NULL)
-        return (nvrtcResult)cubind_unavailable;
-    cubind_status = cubind_fn(prog, callback, payload);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
-    return cubind_status;
-}
-
-/* CUBIND_TRACE: the call, timed; its line written by the one shared cubind__trace_log. */
-static CUBIND_COLD nvrtcResult traced_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
-{
-    cubind__trace_call cubind_call;
-    int cubind_traced = cubind__trace_begin(&cubind_call, CUBIND_LIB_NVRTC);
-    nvrtcResult cubind_result = call_nvrtcSetFlowCallback(prog, callback, payload);
-    if (cubind_traced)
-        cubind__trace_log(&cubind_call, &cubind__nvrtc_symbols.table, 23, cubind_result != NVRTC_SUCCESS && !cubind__status_informational(CUBIND_LIB_NVRTC, (int)cubind_result), trace_enum,
-                          "s;pprog;pcallback;ppayload;", (int)cubind_result, (uintptr_t)prog, (uintptr_t)callback, (uintptr_t)payload);
-    return cubind_result;
-}
-
-/* What the wrapper calls until nvrtcSetFlowCallback is resolved, and every call while tracing. */
-static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
-{
-    nvrtcResult cubind_status = cubind__tracing() ? traced_nvrtcSetFlowCallback(prog, callback, payload) : call_nvrtcSetFlowCallback(prog, callback, payload);
+    if (cubind_fn == NULL) {
+        cubind_status = (nvrtcResult)cubind_unavailable;
+    } else {
+        cubind_status = cubind_fn(prog, callback, payload);
+        if (cubind_status != NVRTC_SUCCESS)
+            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
+    }
+    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
         return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
     return cubind_status;

@@ -3,7 +3,8 @@
 #   make test-embed   a subset generated apart (its own library, mocks and passthrough tests, pinned
 #                     ids, the libraries it leaves out reported absent); the amalgamation compiled
 #                     alone; docs/embedding.md's examples as printed; two embedders in one process;
-#                     the shared traced path on every kind of argument
+#                     the shared traced path on every kind of argument; prefixed trees (API_PREFIX), two
+#                     of them linked into one library
 
 EMBED_DIR := $(TEST_BUILD)/embed
 # The subset the tests generate, and its own tree and build.
@@ -72,7 +73,7 @@ test-embed-docs: docs/embedding.md tests/embed/snippets.py | deps-generator deps
 	$(PYTHON) tests/embed/snippets.py docs/embedding.md $(EMBED_DOCS) .
 	@grep -q "through cubind $(VERSION)$$" $(EMBED_DOCS)/run-1.log || \
 	    { echo "test-embed: the shared library's example printed:"; cat $(EMBED_DOCS)/run-1.log; exit 1; }
-	@for lib in libmylib.so libmylib_vendored.so build/libmylib.so; do \
+	@for lib in libmylib.so libmylib_prefixed.so libmylib_vendored.so build/libmylib.so; do \
 	    exported=$$(nm -D --defined-only $(EMBED_DOCS)/$$lib | awk '{print $$3}' | tr '\n' ' '); \
 	    [ "$$exported" = "mylib_cufft_version " ] || \
 	        { echo "test-embed: $$lib exports $$exported (only mylib_cufft_version expected)"; exit 1; }; \
@@ -82,7 +83,7 @@ test-embed-docs: docs/embedding.md tests/embed/snippets.py | deps-generator deps
 	    grep -q " cubind_cufft_plan1d$$" $(EMBED_DOCS)/cmake-symbols.txt && ! grep -q " cubind_cublas_" $(EMBED_DOCS)/cmake-symbols.txt && \
 	    ! grep -v "^HIDDEN " $(EMBED_DOCS)/cmake-symbols.txt || \
 	    { echo "test-embed: cubind::embedded is not the cuFFT selection, all hidden ($(EMBED_DOCS)/cmake-symbols.txt)"; exit 1; }
-	@echo "test-embed: docs/embedding.md's examples run as printed; libmylib.so built three ways exports \
+	@echo "test-embed: docs/embedding.md's examples run as printed; libmylib.so built four ways exports \
 	mylib_cufft_version only; cubind::embedded holds the cuFFT selection, hidden"
 
 # --- two embedders in one process (tests/embed/two_embedders.c) ----------------------------------
@@ -131,9 +132,9 @@ test-embed-two: $(EMBED_TWO)/libembedder_a.so $(EMBED_TWO)/libembedder_b.so test
 	$(CC) $(ALL_CFLAGS) -Iinclude -I$(EMBED_TREE)/include tests/embed/two_embedders.c -o $(EMBED_TWO)/opened -ldl $(LDFLAGS_SAN)
 	$(EMBED_TWO)/linked $(VERSION) $(EMBED_NEXT_VERSION) $(abspath $(EMBED_TWO))/mock-a/$(CUBIND_SONAME_cufft) \
 	    $(abspath $(EMBED_TWO))/mock-b/$(CUBIND_SONAME_cufft)
-	@# the copy in libembedder_a keeps its texts for the life of the process (as libcubind does): once
-	@# dlclose unmaps it, LeakSanitizer reports them; the leak check is for the other programs
-	ASAN_OPTIONS=detect_leaks=0 $(EMBED_TWO)/opened $(VERSION) $(EMBED_NEXT_VERSION) $(abspath $(EMBED_TWO))/mock-a/$(CUBIND_SONAME_cufft) \
+	@# under SAN=address the leak check is on: the copy in libembedder_a frees what it keeps when
+	@# dlclose unloads it (loader/unload.h)
+	$(EMBED_TWO)/opened $(VERSION) $(EMBED_NEXT_VERSION) $(abspath $(EMBED_TWO))/mock-a/$(CUBIND_SONAME_cufft) \
 	    $(abspath $(EMBED_TWO))/mock-b/$(CUBIND_SONAME_cufft) \
 	    $(abspath $(EMBED_TWO))/libembedder_a.so $(abspath $(EMBED_TWO))/libembedder_b.so
 	@echo "test-embed: two embedders in one process (linked, and dlopen + dlclose + fork): each its own state; \
@@ -169,3 +170,55 @@ test-embed-version: tests/embed/print_version.c $(LIBRARY_SO) $(VERSION_SCRIPT)
 	@grep -q "version \`$(VERSION_NODE)' not found" $(EMBED_NODE)/next.log || { cat $(EMBED_NODE)/next.log; exit 1; }
 	@echo "test-embed: linked against $(VERSION_NODE), a program refuses a libcubind.so.0 of $(EMBED_NEXT_NODE): \
 	$$(cat $(EMBED_NODE)/next.log)"
+
+# --- prefixed trees (make generate API_PREFIX=...), two of them linked into one library ----------
+# Each tree (the cuFFT subset with the prefix embedpa; cuFFT and cuRAND with embedpb) is built from
+# its own loader and headers and runs its own passthrough tests on its own mocks; no symbol of its
+# library or archive is named cubind, and the library exports <prefix>_* only. Then tests/embed/
+# embedder.c on each tree, both archives in one shared library: each copy keeps its own state
+# (tests/embed/two_embedders.c, linked).
+EMBED_PREFIXED := $(EMBED_DIR)/prefixed
+EMBED_PREFIXES := embedpa embedpb
+EMBED_PREFIX_LIBRARIES_embedpa := cufft
+EMBED_PREFIX_LIBRARIES_embedpb := cufft curand
+EMBED_PREFIX_SOURCES := $(GENERATOR_SOURCES) $(wildcard include/cubind/*.h loader/*.c loader/*.h abi/libcubind.map) \
+                        tests/passthrough_main.c tests/passthrough.h tests/mock/recorder.c tests/mock/recorder.h
+.PHONY: test-embed-prefix
+test-embed: test-embed-prefix
+
+$(foreach p,$(EMBED_PREFIXES),$(EMBED_DIR)/tree-$(p)/build.mk): $(EMBED_DIR)/tree-%/build.mk: $(EMBED_PREFIX_SOURCES) | deps-generator
+	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \
+	    --libraries $(EMBED_PREFIX_LIBRARIES_$*) --prefix $* --out $(EMBED_DIR)/tree-$*
+
+test-embed-prefix: $(foreach p,$(EMBED_PREFIXES),$(EMBED_DIR)/tree-$(p)/build.mk) $(EMBED_TREE)/build.mk tests/embed/embedder.c \
+                   tests/embed/two_embedders.c
+	@mkdir -p $(EMBED_PREFIXED)
+	@for p in $(EMBED_PREFIXES); do \
+	    [ ! -f $(EMBED_DIR)/tree-$$p/build.mk ] || $(MAKE) --no-print-directory GENERATED=$(EMBED_DIR)/tree-$$p \
+	        BUILD=$(EMBED_DIR)/build-$$p SAN=$(SAN) $(EMBED_DIR)/build-$$p/lib/libcubind.so \
+	        $(EMBED_DIR)/build-$$p/lib/libcubind.a test-passthrough || exit 1; \
+	    for lib in libcubind.so libcubind.a; do \
+	        if readelf -s -W $(EMBED_DIR)/build-$$p/lib/$$lib | awk '$$1 ~ /^[0-9]+:$$/ {print $$8}' | grep -i cubind; then \
+	            echo "test-embed: $$p's $$lib has symbols named cubind (above)"; exit 1; fi; \
+	    done; \
+	    if nm -D --defined-only $(EMBED_DIR)/build-$$p/lib/libcubind.so | awk '{print $$3}' | grep -v "^$${p}_.*@@$$(echo $$p | tr a-z A-Z)_" | \
+	        grep -v "^$$(echo $$p | tr a-z A-Z)_"; then echo "test-embed: $$p's libcubind.so exports more than $${p}_* (above)"; exit 1; fi; \
+	done
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -DEMBEDDER=embedder_a -DEMBEDDER_TREE=embedpa -DEMBEDDER_TREE_UPPER=EMBEDPA \
+	    -I$(EMBED_DIR)/tree-embedpa/include tests/embed/embedder.c -o $(EMBED_PREFIXED)/embedder_a.o
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -DEMBEDDER=embedder_b -DEMBEDDER_TREE=embedpb -DEMBEDDER_TREE_UPPER=EMBEDPB \
+	    -I$(EMBED_DIR)/tree-embedpb/include tests/embed/embedder.c -o $(EMBED_PREFIXED)/embedder_b.o
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(EMBED_PREFIXED)/embedder_a.o $(EMBED_PREFIXED)/embedder_b.o \
+	    $(EMBED_DIR)/build-embedpa/lib/libcubind.a $(EMBED_DIR)/build-embedpb/lib/libcubind.a \
+	    -o $(EMBED_PREFIXED)/libtwo_prefixes.so -ldl -lpthread $(LDFLAGS_SAN)
+	@if readelf --dyn-syms -W $(EMBED_PREFIXED)/libtwo_prefixes.so | awk '$$1 ~ /^[0-9]+:$$/ && $$7 != "UND" && $$5 != "LOCAL" {print $$8}' | \
+	    grep -v "^embedder_[ab]_"; then echo "test-embed: libtwo_prefixes.so exports more than the embedders' functions (above)"; exit 1; fi
+	$(CC) $(ALL_CFLAGS) -Iinclude -I$(EMBED_TREE)/include -DEMBEDDERS_LINKED tests/embed/two_embedders.c \
+	    -o $(EMBED_PREFIXED)/linked -L$(EMBED_PREFIXED) -ltwo_prefixes -Wl,-rpath,$(abspath $(EMBED_PREFIXED)) $(LDFLAGS_SAN)
+	mkdir -p $(EMBED_PREFIXED)/mock-a $(EMBED_PREFIXED)/mock-b
+	for d in mock-a mock-b; do cp $(EMBED_DIR)/build-embedpa/test/mock/$(CUBIND_SONAME_cufft) \
+	    $(EMBED_DIR)/build-embedpa/test/mock/libcubind_mock_recorder.so $(EMBED_PREFIXED)/$$d/; done
+	$(EMBED_PREFIXED)/linked $(VERSION) $(VERSION) $(abspath $(EMBED_PREFIXED))/mock-a/$(CUBIND_SONAME_cufft) \
+	    $(abspath $(EMBED_PREFIXED))/mock-b/$(CUBIND_SONAME_cufft)
+	@echo "test-embed: trees prefixed $(EMBED_PREFIXES) built and passthrough-tested on their own, no symbol named cubind; \
+	both in one library, each copy its own state"

@@ -3,12 +3,25 @@
  * tests/embed/embed.mk: embedder_a links a cuFFT-only libcubind.a; embedder_b compiles in the
  * amalgamation of another selection and another cubind version, with the prefix embedb
  * (EMBEDDER_PREFIXED). It exports only EMBEDDER_<name> functions, which tests/embed/two_embedders.c
- * calls to see that each copy keeps its own state.
+ * calls to see that each copy keeps its own state. With EMBEDDER_TREE=<prefix> (and
+ * EMBEDDER_TREE_UPPER, the same in upper case), the copy is a tree generated with that prefix
+ * (make generate API_PREFIX=<prefix>): two such objects, of two prefixes, link into one library.
  */
 #include <stddef.h>
 #include <string.h>
 
-#if defined(EMBEDDER_PREFIXED)
+#define PASTE_(a, b) a##_##b
+#define PASTE(a, b) PASTE_(a, b)
+#define STRING_(x) #x
+#define STRING(x) STRING_(x)
+
+#if defined(EMBEDDER_TREE)
+#include STRING(EMBEDDER_TREE/cubind.h)
+#define API(name) PASTE(EMBEDDER_TREE, name)
+#define API_CONSTANT(name) PASTE(EMBEDDER_TREE_UPPER, name)
+typedef struct PASTE(EMBEDDER_TREE, library_info) library_info_t;
+typedef PASTE(EMBEDDER_TREE, error) error_t_;
+#elif defined(EMBEDDER_PREFIXED)
 #include "embedb.h"
 #define API(name) embedb_##name
 #define API_CONSTANT(name) EMBEDB_##name

@@ -27,7 +27,21 @@ def test_prefix_renames_cubind_identifiers_only() -> None:
     out = amalgamate.prefixed("x.h", SOURCE, "mylib")
     assert "int mylib_f(int my_cubind_x)" in out and "MYLIB_LIMIT" in out and "#ifndef MYLIB_X_H" in out
     assert "/* cubind_comment stays */" in out and '"cubind_string stays"' in out
-    assert '#include "cubind/platform.h"' in out  # a string, not an identifier
+    assert '#include "mylib/platform.h"' in out  # cubind's own header, under the prefix too
+    text = '#include <stdio.h>\nconst char *s = "cubind/x.h";\n'  # a string that is not an #include's: kept
+    assert amalgamate.prefixed("x.c", text, "m") == text
+
+
+def test_prefixed_tree_holds_its_own_sources_renamed() -> None:
+    files = {"build.mk": "CUBIND_LIBRARIES := cufft\n", "include/cubind/cufft.h": SOURCE,
+             "src/cufft.c": '#include "cubind/cufft.h"\nint cubind_cufft_x(void) { return 0; }\n', "ir/cufft.json": "{}"}
+    tree = amalgamate.prefixed_tree(files, "mylib")
+    assert "include/cubind/cufft.h" not in tree and "#ifndef MYLIB_X_H" in tree["include/mylib/cufft.h"]
+    assert tree["src/cufft.c"] == '#include "mylib/cufft.h"\nint mylib_cufft_x(void) { return 0; }\n'
+    assert tree["build.mk"].endswith("CUBIND_PREFIX := mylib\n") and tree["ir/cufft.json"] == "{}"
+    assert "int cubind__" not in tree["loader/internal.h"] and "mylib__resolve" in tree["loader/internal.h"]
+    assert "mylib_*;" in tree["abi/libcubind.map"] and "MYLIB_0." in tree["abi/libcubind.map"]
+    assert "include/mylib/core.h" in tree and "support/recorder.c" in tree and "support/passthrough_main.c" in tree
 
 
 def test_directives_give_targets_and_depth() -> None:
@@ -60,5 +74,20 @@ def test_trace_description_and_arguments() -> None:
                            {"name": "x", "category": "floating", "type": "float", "canonical": "float"},
                            {"name": "c", "category": "record", "type": "float2", "canonical": "float2"}]}
     assert tracedesc.description(lib, function) == "s;pplan;un;e0:type;fx;rc;"
-    assert tracedesc.arguments(lib, function, "r") == ["(int)r", "(uintptr_t)plan", "(unsigned long long)n",
-                                                       "(long long)type", "(double)x"]
+    assert tracedesc.arguments(lib, function) == ["(uintptr_t)plan", "(unsigned long long)n", "(long long)type",
+                                                  "(double)x"]
+    assert tracedesc.result(lib, function, "r") == ["(int)r"]
+
+
+def test_trace_table_keeps_each_description_once_and_sorts_constants() -> None:
+    constants = [{"name": "B", "value": 2}, {"name": "A", "value": -1}, {"name": "HUGE", "value": 2 ** 64 - 1}]
+    plain = {"name": "g", "returns_status": False, "returns": {"category": "void", "type": "void"},
+             "params": [{"name": "n", "category": "integer", "type": "int", "canonical": "int"}]}
+    lib = LibraryModel(config.load().library("cufft"), [plain, dict(plain, name="h"), dict(plain, name="k", params=[])],
+                       [], "", [], trace_enums=[{"name": "e", "function": "trace_enum_0", "constants": constants}],
+                       trace_enum_of={"e": "trace_enum_0"})
+    table = tracedesc.table(lib)
+    assert table["unique"] == ["v;in;", "v;"]
+    assert table["of"] == [0, 0, 1]
+    assert [c["name"] for c in table["enums"][0]["constants"]] == ["A", "B"]  # by value; the unsigned 2^64-1 left out
+    assert table["constant_count"] == 2
