@@ -111,8 +111,9 @@ typedef enum cubind_version_origin {
                                             does not export it, or the query failed (version_source says which) */
 } cubind_version_origin;
 
-/* What cubind knows of one library; see cubind_library_info. Strings stay valid for
- * the life of the process (libraries are never unloaded).
+/* What cubind knows of one library; see cubind_library_info. Strings stay valid while this copy
+ * of cubind is loaded: for libcubind.so, the life of the process (libraries are never unloaded);
+ * for a copy embedded in a library that is closed (dlclose), until then.
  * Extensible: set `size` to sizeof(struct cubind_library_info) before the call. cubind
  * writes no more than `size` bytes (so a program built against this header keeps working
  * with a later libcubind whose struct has more members at the end) and sets `size` to the
