@@ -28,6 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from generator import config, releases  # noqa: E402  (libraries come from the configuration)
 
+sys.path.insert(0, str(ROOT / "tests" / "probe"))
+from probe_schema import validated  # noqa: E402  (every report read is checked against docs/probe.schema.json)
+
 CONFIG = config.load()
 BOUND = list(CONFIG.libraries)
 LOCATE = list(CONFIG.locate)
@@ -140,7 +143,7 @@ def tree(tmp_path_factory) -> dict:
 def report(tree) -> dict:
     result = probe("--all", "--json", env=tree["env"])
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    return validated(result.stdout)
 
 
 def copies_of(report: dict, name: str) -> list[dict]:
@@ -203,7 +206,7 @@ def test_bound_copies_answer_as_the_loader_does(tree: dict) -> None:
         env[lib.env_var] = str(place(lib, tree["root"]) / lib.sonames[0])
     result = probe("--all", "--json", env=env)
     assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
+    data = validated(result.stdout)
     for lib in wheel:
         info = next(i for i in data["libraries"] if i["name"] == lib.name)
         assert info["found"], info["error"]
@@ -216,7 +219,7 @@ def test_bound_copies_answer_as_the_loader_does(tree: dict) -> None:
             parts = [int(p) for p in version.split(".")] + [None] * 3
             version = {"major": parts[0], "minor": parts[1], "patch": parts[2]}
         assert copy["version"] == version
-        assert copy["release"] == info["release"]
+        assert copy["release"] == info["release_text"]  # a copy's release is the text ("13.0")
         assert sum(c["chosen"] for c in copies_of(data, lib.name)) == 1
 
 
@@ -235,7 +238,7 @@ def test_a_library_of_another_release(tree: dict, tmp_path: Path) -> None:
     env = clean_env(VIRTUAL_ENV=str(tmp_path / "venv"), HOME=str(tmp_path))
     result = probe("--all", "--json", env=env)
     assert result.returncode == 0, result.stderr
-    copy = next(c for c in copies_of(json.loads(result.stdout), "cublas") if c["real_path"].startswith(str(wheel)))
+    copy = next(c for c in copies_of(validated(result.stdout), "cublas") if c["real_path"].startswith(str(wheel)))
     assert copy["place"] == "site-packages"
     assert copy["version"]["major"] == int(release.name.split(".")[0])
     assert copy["version"]["minor"] == int(release.name.split(".")[1])
@@ -255,8 +258,8 @@ def test_the_text_report_lists_every_copy(tree: dict, report: dict) -> None:
 
 def test_the_switch_searches_the_wheels_before_the_system(tree: dict) -> None:
     env = {k: v for k, v in tree["env"].items() if k not in ("LD_LIBRARY_PATH", "CUDA_PATH", "CUDA_HOME")}
-    on = json.loads(probe("--json", env={**env, "CUBIND_SEARCH_PYTHON": "1"}).stdout)
-    off = json.loads(probe("--json", env=env).stdout)
+    on = validated(probe("--json", env={**env, "CUBIND_SEARCH_PYTHON": "1"}).stdout)
+    off = validated(probe("--json", env=env).stdout)
     for lib in BOUND:
         if not lib.wheel_dirs:
             continue
@@ -270,11 +273,11 @@ def test_the_switch_searches_the_wheels_before_the_system(tree: dict) -> None:
 def test_cuda_path_comes_before_cuda_home_and_the_ld_so_cache(tree: dict) -> None:
     runtime = CONFIG.library("runtime")
     env = {k: v for k, v in tree["env"].items() if k != "LD_LIBRARY_PATH"}
-    data = json.loads(probe("--json", env=env).stdout)
+    data = validated(probe("--json", env=env).stdout)
     info = next(i for i in data["libraries"] if i["name"] == "runtime")
     assert (info["found_by"], info["path"]) == ("CUDA_PATH", str(tree["root"] / "cuda" / "lib64" / runtime.sonames[0]))
     env.pop("CUDA_PATH")
-    data = json.loads(probe("--json", env=env).stdout)
+    data = validated(probe("--json", env=env).stdout)
     info = next(i for i in data["libraries"] if i["name"] == "runtime")
     assert (info["found_by"], info["path"]) == ("CUDA_HOME",
                                                str(tree["root"] / "cuda-home" / "lib64" / runtime.sonames[0]))
@@ -286,7 +289,7 @@ def test_cuda_path_option_probes_that_installation(tree: dict) -> None:
     given = tree["root"] / "cuda"
     result = probe("--all", "--json", "--cuda-path", str(given), env=env)
     assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
+    data = validated(result.stdout)
     info = next(i for i in data["libraries"] if i["name"] == "runtime")
     assert (info["found_by"], info["path"]) == ("CUDA_PATH", str(given / "lib64" / runtime.sonames[0]))
     first = copies_of(data, "runtime")[0]
@@ -395,6 +398,6 @@ def test_a_copy_loaded_from_elsewhere_is_listed(tree: dict, tmp_path: Path) -> N
     env[lib.env_var] = str(path)
     result = probe("--all", "--json", env=env)
     assert result.returncode == 0, result.stderr
-    copy = copy_at(json.loads(result.stdout), lib.name, path)
+    copy = copy_at(validated(result.stdout), lib.name, path)
     assert (copy["place"], copy["chosen"], copy["chosen_by"]) == (lib.env_var, True, lib.env_var)
     assert copy["version_source"] == "query" and copy["version"]["major"] is not None

@@ -1,13 +1,17 @@
 """cubind-probe's driver, GPU and checks sections against the stand-ins of NVML and the driver
-(tests/machine/fake_*.c) and the mocks: the JSON's facts and sources, the text, the exit statuses
-(3 for an error, and for a warning under --strict). Run by make test-machine."""
+(tests/machine/fake_*.c) and the mocks: the JSON's facts and sources (every report checked against
+docs/probe.schema.json), the text, the exit statuses (6 for an error, and for a warning under
+--strict). Run by make test-machine."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "probe"))
+from probe_schema import validated  # noqa: E402  (every report read is checked against docs/probe.schema.json)
 
 PROBE = os.environ["CUBIND_PROBE"]
 MACHINE = Path(os.environ["CUBIND_TEST_MACHINE_DIR"])
@@ -24,7 +28,7 @@ def probe(*args: str, **env: str) -> subprocess.CompletedProcess:
 def test_driver_and_gpu_facts_with_their_sources() -> None:
     run = probe("--json")
     assert run.returncode == 0, run.stderr
-    report = json.loads(run.stdout)
+    report = validated(run.stdout)
     driver = report["driver"]
     assert driver["release"] == "580.159.04" and driver["release_source"] == "nvml"
     assert driver["release_version"] == {"major": 580, "minor": 159, "patch": 4}
@@ -46,7 +50,7 @@ def test_driver_and_gpu_facts_with_their_sources() -> None:
 def test_no_driver_at_all() -> None:
     run = probe("--json", CUBIND_NVML_PATH="/nonexistent/libnvidia-ml.so.1",
                 CUBIND_DRIVER_PATH="/nonexistent/libcuda.so.1")
-    report = json.loads(run.stdout)
+    report = validated(run.stdout)
     assert report["gpus"] == [] and report["driver"]["gpu_count"] is None
     assert report["driver"]["driver_error"].startswith("libcuda not found; tried: CUBIND_DRIVER_PATH=/nonexistent")
 
@@ -55,7 +59,7 @@ def test_mixed_releases_warn_and_strict_makes_it_an_exit_status() -> None:
     mixed = {"CUBIND_CUBLAS_PATH": str(MOCKS / "libcublas.so.13"),
              "CUBIND_CUBLASLT_PATH": str(RELEASE_MOCKS / "libcublasLt.so.13")}
     run = probe("--json", **mixed)
-    checks = json.loads(run.stdout)["checks"]
+    checks = validated(run.stdout)["checks"]
     coupled = [c for c in checks if c["name"] == "coupled-release" and c["library"] == "cublasLt"]
     assert coupled and coupled[0]["verdict"] == "warning" and "of CUDA 12.4" in coupled[0]["reason"]
     assert not [c for c in checks if c["verdict"] == "error"]
@@ -66,7 +70,7 @@ def test_mixed_releases_warn_and_strict_makes_it_an_exit_status() -> None:
 
 def test_an_old_driver_is_an_error() -> None:
     run = probe("--json", FAKE_DRIVER_RELEASE="535.54.03")
-    checks = json.loads(run.stdout)["checks"]
+    checks = validated(run.stdout)["checks"]
     errors = [c for c in checks if c["verdict"] == "error"]
     assert errors and all("driver 535.54.03 is older than 580.65.06" in c["reason"] for c in errors)
     assert run.returncode == 6

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from probe_schema import SCHEMA, VALIDATOR, validated  # noqa: F401  (test_check imports validated from here)
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -26,8 +27,6 @@ NAMES = list(LIBRARIES)
 KEYS = {"name", "found", "path", "soname", "version", "version_text", "version_source", "version_detail",
         "version_note", "functions", "functions_found", "missing", "release", "release_text", "releases",
         "releases_text", "not_callable", "error"}
-SCHEMA = json.loads((ROOT / "docs" / "probe.schema.json").read_text())
-VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
 MOCK_DIR = os.environ.get("CUBIND_TEST_MOCK_DIR")
 HALF_MOCK_DIR = os.environ.get("CUBIND_TEST_HALF_MOCK_DIR")
 
@@ -36,13 +35,6 @@ def probe(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     """Run the probe; one that hangs fails its test (subprocess.TimeoutExpired) instead of the suite."""
     return subprocess.run([str(PROBE), *args], capture_output=True, text=True, env={**os.environ, **(env or {})},
                           timeout=60)
-
-
-def validated(stdout: str) -> dict:
-    """The JSON report, checked against the schema of docs/."""
-    document = json.loads(stdout)
-    VALIDATOR.validate(document)
-    return document
 
 
 def mock_env(directory: str | None) -> dict[str, str]:
@@ -71,6 +63,69 @@ def report() -> dict:
 
 def test_the_schema_is_a_valid_draft_2020_12_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+# A GPU, a check and --all's copies as the probe writes them (tests/machine and tests/copies validate the
+# probe's own against the schema): what test_the_schema_rejects_a_drifted_report changes one thing of.
+GPU = {"index": 0, "nvml_index": 0, "name": "NVIDIA H100 80GB HBM3", "name_source": "nvml",
+       "uuid": "GPU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9", "uuid_source": "nvml",
+       "compute_capability": {"major": 9, "minor": 0, "patch": None}, "compute_capability_source": "nvml",
+       "memory_total_bytes": 85520809984, "memory_total_mib": 81559, "memory_source": "nvml",
+       "mig_current": "disabled", "mig_pending": "enabled", "mig_source": "nvml",
+       "pci_bus_id": "00000000:19:00.0", "pci_bus_id_source": "driver"}
+CHECK = {"name": "coupled-release", "library": "cublasLt", "verdict": "warning",
+         "reason": "cublasLt is of CUDA 12.4, cublas of 13.0"}
+COPY = {"path": "/usr/lib/x86_64-linux-gnu/libcublas.so.13", "path_bytes": None,
+        "real_path": "/usr/lib/x86_64-linux-gnu/libcublas.so.13.1.0.3", "real_path_bytes": None,
+        "place": "ld.so cache", "places": "ld.so cache: /usr/lib/x86_64-linux-gnu/libcublas.so.13",
+        "soname": "libcublas.so.13", "version": {"major": 13, "minor": 1, "patch": 0}, "version_source": "query",
+        "version_detail": "cublasGetProperty", "release": "13.0", "chosen": True, "chosen_by": "system loader",
+        "error": None}
+
+
+UNREADABLE = {"file": "x", "file_bytes": None, "error": "not an ELF file", "verdict": "unreadable", "exit_status": 5}
+
+
+def rename(section: dict, old: str, new: str) -> None:
+    section[new] = section.pop(old)
+
+
+DRIFTS = {
+    "a driver key renamed": lambda r: rename(r["driver"], "release_source", "release_from"),
+    "a driver source misspelled": lambda r: r["driver"].update(release_source="kernel"),
+    "a GPU key renamed": lambda r: rename(r["gpus"][0], "memory_total_mib", "memory_mib"),
+    "a MIG mode misspelled": lambda r: r["gpus"][0].update(mig_current="enable"),
+    "a check key renamed": lambda r: rename(r["checks"][0], "verdict", "result"),
+    "a verdict misspelled": lambda r: r["checks"][0].update(verdict="warn"),
+    "a copy key renamed": lambda r: rename(r["copies"][0]["copies"][0], "chosen_by", "taken_by"),
+    "a copy's version source misspelled": lambda r: r["copies"][0]["copies"][0].update(version_source="filename"),
+    "a copy's version as text": lambda r: r["copies"][0]["copies"][0].update(version="13.1.0"),
+    "two copies chosen": lambda r: r["copies"][0]["copies"].append(dict(COPY, path="/b", real_path="/b")),
+    "no driver section": lambda r: r.pop("driver"),
+    "no checks section": lambda r: r.pop("checks"),
+    "a check section beside the report's": lambda r: r.update(check=UNREADABLE),
+}
+
+
+@pytest.mark.parametrize("drift", DRIFTS, ids=list(DRIFTS))
+def test_the_schema_rejects_a_drifted_report(report: dict, drift: str) -> None:
+    """A report with a GPU, a check and copies is valid; the same with one key renamed, one fixed word
+    misspelled or one section missing or out of place is not."""
+    good = json.loads(json.dumps({**report, "gpus": [GPU], "checks": [CHECK],
+                                  "copies": [{"name": "cublas", "bound": True, "copies": [COPY]}]}))  # a deep copy
+    VALIDATOR.validate(good)
+    DRIFTS[drift](good)
+    assert not VALIDATOR.is_valid(good), drift
+
+
+def test_a_check_report_has_no_report_section(report: dict) -> None:
+    """--check writes its section alone: libraries, driver, gpus, checks or copies beside it is not valid."""
+    check = {"cubind_version": report["cubind_version"], "cubind_version_text": report["cubind_version_text"],
+             "cuda_headers": report["cuda_headers"], "cuda_headers_text": report["cuda_headers_text"],
+             "check": UNREADABLE}
+    VALIDATOR.validate(check)
+    for key in ("libraries", "driver", "gpus", "checks", "copies"):
+        assert not VALIDATOR.is_valid({**check, key: report.get(key, [])}), key
 
 
 def test_json_lists_every_library_in_order(report: dict) -> None:

@@ -5,7 +5,8 @@
  * Adding a section (main.c): a field in struct probe for its option, if it has one; a line in
  * main.c's `options` table (the usage text is made from it) with the function that sets the field;
  * a line in main.c's `sections` table (its JSON key, the reports it belongs to, the function that
- * writes it, and optionally when it is wanted); its key in docs/probe.schema.json; the option in
+ * writes it, and optionally when it is wanted); in docs/probe.schema.json its key, a $defs entry
+ * listing every key it writes, and its place in the oneOf (the report's or --check's); the option in
  * docs/probe.md's table (tests/probe checks that --help's options are all there). A section that
  * decides the exit status calls probe_status with a new value of enum probe_exit (documented in
  * main.c's `exit_statuses`, which --help prints, and in docs/probe.md's table).
