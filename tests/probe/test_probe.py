@@ -337,3 +337,28 @@ def test_a_report_that_cannot_be_written_is_an_error(args: tuple) -> None:
         result = subprocess.run([str(PROBE), *args], stdout=full, stderr=subprocess.PIPE, text=True)
     assert result.returncode == 1
     assert "cubind-probe: cannot write the report" in result.stderr
+
+
+CHATTY_LIBRARY = r"""
+#include <stdio.h>
+/* As NVML's link-time stub does: a library that prints to standard output when it is loaded and asked. */
+__attribute__((constructor)) static void loaded(void) { printf("\nWARNING: chatty library loaded\n"); }
+int cufftGetProperty(int type, int *value) { printf("{ not json\n"); *value = type == 0 ? 12 : 0; return 0; }
+"""
+
+
+@pytest.mark.parametrize("args", [("--json",), ("--json", "--all")])
+def test_a_library_that_prints_to_stdout_does_not_break_the_report(tmp_path: Path, args: tuple) -> None:
+    """What a library the probe loads prints to standard output goes to standard error: the report,
+    JSON included, stays whole."""
+    source = tmp_path / "chatty.c"
+    source.write_text(CHATTY_LIBRARY)
+    library = tmp_path / LIBRARIES["cufft"].sonames[0]
+    subprocess.run(["cc", "-shared", "-fPIC", f"-Wl,-soname,{library.name}", str(source), "-o", str(library)],
+                   check=True)
+    result = probe(*args, env={LIBRARIES["cufft"].env_var: str(library)})
+    report = validated(result.stdout)
+    assert "chatty library loaded" not in result.stdout and "not json" not in result.stdout
+    assert "chatty library loaded" in result.stderr and "not json" in result.stderr
+    cufft = next(lib for lib in report["libraries"] if lib["name"] == "cufft")
+    assert cufft["path"] == str(library)

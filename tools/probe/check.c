@@ -140,13 +140,13 @@ static void locate(const struct elf_imports *imports, const char *soname, struct
 static void json_strings(char *const *list, size_t count)
 {
     size_t i;
-    putchar('[');
+    probe_char('[');
     for (i = 0; i < count; ++i) {
         if (i)
-            putchar(',');
+            probe_char(',');
         json_string(list[i]);
     }
-    putchar(']');
+    probe_char(']');
 }
 
 /* The file could not be read: the section says why. */
@@ -154,20 +154,20 @@ static void unreadable(struct probe *probe, const char *why)
 {
     probe_status(probe, PROBE_EXIT_CHECK_UNREADABLE);
     if (probe->json) {
-        printf("{\"file\":");
+        fprintf(probe_out, "{\"file\":");
         json_string(probe->check);
-        printf(",\"file_bytes\":");
+        fprintf(probe_out, ",\"file_bytes\":");
         json_bytes(probe->check);
         json_member("verdict", verdict_word(PROBE_EXIT_CHECK_UNREADABLE));
-        printf(",\"exit_status\":%d", PROBE_EXIT_CHECK_UNREADABLE);
+        fprintf(probe_out, ",\"exit_status\":%d", PROBE_EXIT_CHECK_UNREADABLE);
         json_member("error", why);
-        printf("}");
+        fprintf(probe_out, "}");
     } else {
-        printf("\n");
+        fprintf(probe_out, "\n");
         text_string(probe->check);
-        printf(": cannot be checked: ");
+        fprintf(probe_out, ": cannot be checked: ");
         text_string(why);
-        printf("\nverdict: unreadable (exit status %d)\n", PROBE_EXIT_CHECK_UNREADABLE);
+        fprintf(probe_out, "\nverdict: unreadable (exit status %d)\n", PROBE_EXIT_CHECK_UNREADABLE);
     }
 }
 
@@ -177,9 +177,9 @@ static void functions_part(struct probe *probe, const struct elf_imports *im, co
 {
     size_t i;
     if (probe->json)
-        printf(",\"functions\":[");
+        fprintf(probe_out, ",\"functions\":[");
     else
-        printf("\ncubind functions it uses: %zu\n", im->import_count);
+        fprintf(probe_out, "\ncubind functions it uses: %zu\n", im->import_count);
     for (i = 0; i < im->import_count; ++i) {
         const struct elf_import *f = &im->imports[i];
         struct cubind_function_info info;
@@ -202,33 +202,33 @@ static void functions_part(struct probe *probe, const struct elf_imports *im, co
         } else if (wrapper && info.state != CUBIND_FUNCTION_CALLABLE && info.state != CUBIND_FUNCTION_ADAPTED)
             add_reason(v, PROBE_EXIT_CHECK_PARTLY, "%s cannot be called here (%s)", f->name, state);
         if (probe->json) {
-            printf("%s\n  {\"symbol\":", i ? "," : "");
+            fprintf(probe_out, "%s\n  {\"symbol\":", i ? "," : "");
             json_string(f->name);
             json_member("version_node", f->version);
             json_member("from", f->file);
-            printf(",\"weak\":%s,\"exported\":%s", f->weak ? "true" : "false", is_exported ? "true" : "false");
+            fprintf(probe_out, ",\"weak\":%s,\"exported\":%s", f->weak ? "true" : "false", is_exported ? "true" : "false");
             json_member("kind", wrapper ? "wrapper" : "api");
             json_member("name", info.name);
             json_member("library", wrapper ? cubind_library_name(info.library) : NULL);
             json_member("state", state);
             json_member("release", info.release);
             json_member("reason", wrapper ? info.reason : NULL);
-            putchar('}');
+            probe_char('}');
         } else {
-            printf("  %-12s %s", state, f->name);
+            fprintf(probe_out, "  %-12s %s", state, f->name);
             if (f->version != NULL)
-                printf("@%s", f->version);
+                fprintf(probe_out, "@%s", f->version);
             if (wrapper)
-                printf(" (%s, %s)", info.name, cubind_library_name(info.library));
+                fprintf(probe_out, " (%s, %s)", info.name, cubind_library_name(info.library));
             if (wrapper && info.reason != NULL && is_exported) {
-                printf(": ");
+                fprintf(probe_out, ": ");
                 text_string(info.reason);
             }
-            putchar('\n');
+            probe_char('\n');
         }
     }
     if (probe->json)
-        printf("%s]", im->import_count ? "\n " : "");
+        fprintf(probe_out, "%s]", im->import_count ? "\n " : "");
 }
 
 /* The CUDA libraries FILE needs (DT_NEEDED of a library cubind binds), and libcubind. */
@@ -236,7 +236,7 @@ static void libraries_part(struct probe *probe, const struct elf_imports *im, st
 {
     size_t i, shown = 0;
     if (probe->json)
-        printf(",\"libraries\":[");
+        fprintf(probe_out, ",\"libraries\":[");
     for (i = 0; i < im->needed_count; ++i) {
         cubind_library lib = cubind_library_from_soname(im->needed[i]);
         struct located where;
@@ -244,7 +244,7 @@ static void libraries_part(struct probe *probe, const struct elf_imports *im, st
         if (lib == CUBIND_LIB_NONE)
             continue;
         if (!probe->json && shown == 0)
-            printf("\nCUDA libraries it needs (DT_NEEDED):\n");
+            fprintf(probe_out, "\nCUDA libraries it needs (DT_NEEDED):\n");
         locate(im, im->needed[i], &where);
         memset(&info, 0, sizeof info);
         info.size = sizeof info;
@@ -252,32 +252,32 @@ static void libraries_part(struct probe *probe, const struct elf_imports *im, st
         if (!where.found)
             add_reason(v, PROBE_EXIT_CHECK_CANNOT, "%s, which it needs, is not found: %s", im->needed[i], where.error);
         if (probe->json) {
-            printf("%s\n  {\"soname\":", shown ? "," : "");
+            fprintf(probe_out, "%s\n  {\"soname\":", shown ? "," : "");
             json_string(im->needed[i]);
             json_member("library", cubind_library_name(lib));
-            printf(",\"found\":%s", where.found ? "true" : "false");
+            fprintf(probe_out, ",\"found\":%s", where.found ? "true" : "false");
             json_member("path", where.found && where.path[0] ? where.path : NULL);
             json_member("found_in", where.found ? where.where : NULL);
             json_member("error", where.found ? NULL : where.error);
             json_member("cubind_path", info.found ? info.path : NULL);
-            putchar('}');
+            probe_char('}');
         } else {
-            printf("  %-9s %s", where.found ? "found" : "not found", im->needed[i]);
+            fprintf(probe_out, "  %-9s %s", where.found ? "found" : "not found", im->needed[i]);
             if (where.found) {
-                printf(" (%s): ", where.where);
+                fprintf(probe_out, " (%s): ", where.where);
                 text_string(where.path[0] ? where.path : "?");
             } else {
-                printf(": ");
+                fprintf(probe_out, ": ");
                 text_string(where.error);
             }
-            putchar('\n');
+            probe_char('\n');
         }
         ++shown;
     }
     if (probe->json)
-        printf("%s]", shown ? "\n " : "");
+        fprintf(probe_out, "%s]", shown ? "\n " : "");
     else if (shown == 0)
-        printf("\nCUDA libraries it needs (DT_NEEDED): none\n");
+        fprintf(probe_out, "\nCUDA libraries it needs (DT_NEEDED): none\n");
 }
 
 void check_section(struct probe *probe)
@@ -313,72 +313,72 @@ void check_section(struct probe *probe)
     if (!im.this_machine)
         add_reason(&v, PROBE_EXIT_CHECK_CANNOT, "it is built for %s, not for this machine", im.machine);
     if (probe->json) {
-        printf("{\"file\":");
+        fprintf(probe_out, "{\"file\":");
         json_string(probe->check);
-        printf(",\"file_bytes\":");
+        fprintf(probe_out, ",\"file_bytes\":");
         json_bytes(probe->check);
         json_member("error", NULL);
         json_member("machine", im.machine);
         json_member("type", im.type);
-        printf(",\"dynamic\":%s,\"needed\":", im.dynamic ? "true" : "false");
+        fprintf(probe_out, ",\"dynamic\":%s,\"needed\":", im.dynamic ? "true" : "false");
         json_strings(im.needed, im.needed_count);
         json_member("run_path_tag", im.run_path_tag);
-        printf(",\"run_path\":");
+        fprintf(probe_out, ",\"run_path\":");
         json_strings(im.run_path, im.run_path_count);
-        printf(",\"cubind\":{\"needed\":%s", needs_cubind ? "true" : "false");
+        fprintf(probe_out, ",\"cubind\":{\"needed\":%s", needs_cubind ? "true" : "false");
         json_member("soname", c.soname);
         json_member("path", c.path);
-        printf(",\"version\":");
+        fprintf(probe_out, ",\"version\":");
         json_version(CUBIND_VERSION_MAJOR, CUBIND_VERSION_MINOR, CUBIND_VERSION_PATCH);
         json_member("version_text", cubind_version());
         json_member("version_node", c.node);
         json_member("program_path", program_cubind.found && program_cubind.path[0] ? program_cubind.path : NULL);
-        printf(",\"same_as_probe\":%s", same < 0 ? "null" : same ? "true" : "false");
-        printf(",\"version_nodes_asked\":[");
+        fprintf(probe_out, ",\"same_as_probe\":%s", same < 0 ? "null" : same ? "true" : "false");
+        fprintf(probe_out, ",\"version_nodes_asked\":[");
         for (i = 0; i < im.import_count; ++i) {
             const char *node = im.imports[i].version;
             for (j = 0; node != NULL && j < i; ++j)
                 if (im.imports[j].version != NULL && strcmp(im.imports[j].version, node) == 0)
                     break;
             if (node != NULL && j == i) {
-                printf("%s", nodes++ ? "," : "");
+                fprintf(probe_out, "%s", nodes++ ? "," : "");
                 json_string(node);
             }
         }
-        printf("]}");
+        fprintf(probe_out, "]}");
     } else {
-        printf("\n");
+        fprintf(probe_out, "\n");
         text_string(probe->check);
-        printf(": %s %s, %s\n", im.machine, im.type, im.dynamic ? "dynamically linked" : "statically linked");
+        fprintf(probe_out, ": %s %s, %s\n", im.machine, im.type, im.dynamic ? "dynamically linked" : "statically linked");
         if (needs_cubind) {
-            printf("libcubind: %s, %s (%s) from ", c.soname, cubind_version(), c.node);
+            fprintf(probe_out, "libcubind: %s, %s (%s) from ", c.soname, cubind_version(), c.node);
             text_string(c.path != NULL ? c.path : "?");
-            putchar('\n');
+            probe_char('\n');
             if (same == 0) {
-                printf("    but FILE would load ");
+                fprintf(probe_out, "    but FILE would load ");
                 text_string(program_cubind.path);
-                printf(" (%s): this check describes the probe's libcubind\n", program_cubind.where);
+                fprintf(probe_out, " (%s): this check describes the probe's libcubind\n", program_cubind.where);
             }
         } else
-            printf("libcubind: not needed\n");
+            fprintf(probe_out, "libcubind: not needed\n");
     }
     functions_part(probe, &im, &c, &v);
     libraries_part(probe, &im, &v);
     if (probe->json) {
         json_member("verdict", verdict_word(v.status));
-        printf(",\"exit_status\":%d,\"reasons\":[", v.status);
+        fprintf(probe_out, ",\"exit_status\":%d,\"reasons\":[", v.status);
         for (i = 0; i < v.count; ++i) {
             if (i)
-                putchar(',');
+                probe_char(',');
             json_string(v.reasons[i]);
         }
-        printf("]}");
+        fprintf(probe_out, "]}");
     } else {
-        printf("\nverdict: %s (exit status %d)\n", verdict_word(v.status), v.status);
+        fprintf(probe_out, "\nverdict: %s (exit status %d)\n", verdict_word(v.status), v.status);
         for (i = 0; i < v.count; ++i) {
-            printf("  ");
+            fprintf(probe_out, "  ");
             text_string(v.reasons[i]);
-            putchar('\n');
+            probe_char('\n');
         }
     }
     probe_status(probe, v.status);

@@ -13,17 +13,17 @@ static int checks_text(void)
 {
     size_t n = cubind_check_count(), i;
     int worst = CUBIND_CHECK_OK;
-    printf("\nchecks      %zu\n", n);
+    fprintf(probe_out, "\nchecks      %zu\n", n);
     for (i = 0; i < n; ++i) {
         struct cubind_check c = {.size = sizeof c};
         if (cubind_check_get(i, &c) != CUBIND_OK)
             continue;
         if ((int)c.verdict > worst)
             worst = (int)c.verdict;
-        printf("    %-8s %s %s: ", cubind_verdict_name(c.verdict),
+        fprintf(probe_out, "    %-8s %s %s: ", cubind_verdict_name(c.verdict),
                c.library == CUBIND_LIB_NONE ? "machine" : cubind_library_name(c.library), c.name);
         text_string(c.reason);
-        putchar('\n');
+        probe_char('\n');
     }
     return worst;
 }
@@ -33,22 +33,22 @@ static int checks_json(void)
     size_t n = cubind_check_count(), i;
     int worst = CUBIND_CHECK_OK;
     int first = 1;
-    putchar('[');
+    probe_char('[');
     for (i = 0; i < n; ++i) {
         struct cubind_check c = {.size = sizeof c};
         if (cubind_check_get(i, &c) != CUBIND_OK)
             continue;
         if ((int)c.verdict > worst)
             worst = (int)c.verdict;
-        printf("%s{\"name\":", first ? "" : ",");
+        fprintf(probe_out, "%s{\"name\":", first ? "" : ",");
         first = 0;
         json_string(c.name);
         json_member("library", c.library == CUBIND_LIB_NONE ? NULL : cubind_library_name(c.library));
         json_member("verdict", cubind_verdict_name(c.verdict));
         json_member("reason", c.reason);
-        putchar('}');
+        probe_char('}');
     }
-    putchar(']');
+    probe_char(']');
     return worst;
 }
 

@@ -37,7 +37,7 @@ static int copies_text(const char *cuda_path)
     cubind_copies *copies = find(cuda_path);
     size_t lib, i, n = cubind_copies_count(copies), libraries = 0;
     if (copies == NULL) {
-        printf("\nevery copy: not listed: %s\n", cubind_last_error()->message);
+        fprintf(probe_out, "\nevery copy: not listed: %s\n", cubind_last_error()->message);
         return -1;
     }
     for (lib = 0; lib < cubind_locatable_count(); ++lib)
@@ -49,7 +49,7 @@ static int copies_text(const char *cuda_path)
                 break;
             }
         }
-    printf("\nEvery copy: %zu of %zu libraries have one, %zu copies%s%s\n", libraries, cubind_locatable_count(), n,
+    fprintf(probe_out, "\nEvery copy: %zu of %zu libraries have one, %zu copies%s%s\n", libraries, cubind_locatable_count(), n,
            cuda_path != NULL ? "; searched first: " : "", cuda_path != NULL ? cuda_path : "");
     for (lib = 0; lib < cubind_locatable_count(); ++lib) {
         const char *name = cubind_locatable_name(lib);
@@ -60,44 +60,44 @@ static int copies_text(const char *cuda_path)
             if (strcmp(c.library, name) != 0)
                 continue;
             if (!any)
-                printf("\n%s%s\n", name, c.bound ? "" : " (located, not bound)");
+                fprintf(probe_out, "\n%s%s\n", name, c.bound ? "" : " (located, not bound)");
             any = 1;
             bound = c.bound;
             chosen |= c.chosen;
-            printf("  %s ", c.chosen ? "*" : "-");
+            fprintf(probe_out, "  %s ", c.chosen ? "*" : "-");
             text_string(c.path);
             if (strcmp(c.path, c.real_path) != 0) {
-                printf(" -> ");
+                fprintf(probe_out, " -> ");
                 text_string(c.real_path);
             }
-            printf("\n      ");
+            fprintf(probe_out, "\n      ");
             if (c.version_major >= 0) {
-                printf("version %d", c.version_major);
+                fprintf(probe_out, "version %d", c.version_major);
                 if (c.version_minor >= 0)
-                    printf(".%d", c.version_minor);
+                    fprintf(probe_out, ".%d", c.version_minor);
                 if (c.version_patch >= 0)
-                    printf(".%d", c.version_patch);
+                    fprintf(probe_out, ".%d", c.version_patch);
             } else
-                printf("version unknown");
-            printf(" (%s: ", c.version_source);
+                fprintf(probe_out, "version unknown");
+            fprintf(probe_out, " (%s: ", c.version_source);
             text_string(c.version_detail);
-            printf("), CUDA %s; at ", c.release != NULL ? c.release : "?");
+            fprintf(probe_out, "), CUDA %s; at ", c.release != NULL ? c.release : "?");
             text_string(c.places);
-            putchar('\n');
+            probe_char('\n');
             if (c.error != NULL) {
-                printf("      not loadable: ");
+                fprintf(probe_out, "      not loadable: ");
                 text_string(c.error);
-                putchar('\n');
+                probe_char('\n');
             }
             if (c.chosen)
-                printf("      taken: %s\n", c.chosen_by != NULL ? c.chosen_by : "?");
+                fprintf(probe_out, "      taken: %s\n", c.chosen_by != NULL ? c.chosen_by : "?");
         }
         if (any && !chosen)
-            printf("  %s\n", bound ? "none taken (cubind found no loadable copy)"
+            fprintf(probe_out, "  %s\n", bound ? "none taken (cubind found no loadable copy)"
                                    : "none taken by dlopen of its soname (none in LD_LIBRARY_PATH, the ld.so cache "
                                      "or the system directories)");
     }
-    printf("\nNo copy of:");
+    fprintf(probe_out, "\nNo copy of:");
     for (lib = 0; lib < cubind_locatable_count(); ++lib) {
         int any = 0;
         for (i = 0; i < n && !any; ++i) {
@@ -106,9 +106,9 @@ static int copies_text(const char *cuda_path)
             any = strcmp(c.library, cubind_locatable_name(lib)) == 0;
         }
         if (!any)
-            printf(" %s", cubind_locatable_name(lib));
+            fprintf(probe_out, " %s", cubind_locatable_name(lib));
     }
-    putchar('\n');
+    probe_char('\n');
     cubind_copies_free(copies);
     return 0;
 }
@@ -117,46 +117,46 @@ static int copies_json(const char *cuda_path)
 {
     cubind_copies *copies = find(cuda_path);
     size_t lib, i, n = cubind_copies_count(copies);
-    printf("[");
+    fprintf(probe_out, "[");
     if (copies == NULL) {
-        printf("]");
+        fprintf(probe_out, "]");
         return -1;
     }
     for (lib = 0; lib < cubind_locatable_count(); ++lib) {
         const char *name = cubind_locatable_name(lib);
         int first = 1;
-        printf("%s\n {\"name\":", lib ? "," : "");
+        fprintf(probe_out, "%s\n {\"name\":", lib ? "," : "");
         json_string(name);
-        printf(",\"bound\":%s,\"copies\":[", lib < CUBIND_LIBRARY_COUNT ? "true" : "false");
+        fprintf(probe_out, ",\"bound\":%s,\"copies\":[", lib < CUBIND_LIBRARY_COUNT ? "true" : "false");
         for (i = 0; i < n; ++i) {
             struct cubind_copy c = {.size = sizeof c};
             cubind_copies_get(copies, i, &c);
             if (strcmp(c.library, name) != 0)
                 continue;
-            printf("%s\n  {\"path\":", first ? "" : ",");
+            fprintf(probe_out, "%s\n  {\"path\":", first ? "" : ",");
             first = 0;
             json_string(c.path);
-            printf(",\"path_bytes\":");
+            fprintf(probe_out, ",\"path_bytes\":");
             json_bytes(c.path);
             json_member("real_path", c.real_path);
-            printf(",\"real_path_bytes\":");
+            fprintf(probe_out, ",\"real_path_bytes\":");
             json_bytes(c.real_path);
             json_member("place", c.place);
             json_member("places", c.places);
             json_member("soname", c.soname);
-            printf(",\"version\":");
+            fprintf(probe_out, ",\"version\":");
             json_version(c.version_major, c.version_minor, c.version_patch);
             json_member("version_source", c.version_source);
             json_member("version_detail", c.version_detail);
             json_member("release", c.release);
-            printf(",\"chosen\":%s", c.chosen ? "true" : "false");
+            fprintf(probe_out, ",\"chosen\":%s", c.chosen ? "true" : "false");
             json_member("chosen_by", c.chosen_by);
             json_member("error", c.error);
-            putchar('}');
+            probe_char('}');
         }
-        printf("]}");
+        fprintf(probe_out, "]}");
     }
-    printf("\n]");
+    fprintf(probe_out, "\n]");
     cubind_copies_free(copies);
     return 0;
 }

@@ -29,27 +29,27 @@ static void driver_text(void)
 {
     struct cubind_driver_info d = {.size = sizeof d};
     cubind_driver_info(&d);
-    printf("\ndriver      ");
+    fprintf(probe_out, "\ndriver      ");
     if (d.release != NULL) {
         text_string(d.release);
-        printf(" (%s)", cubind_fact_source_name(d.release_source));
+        fprintf(probe_out, " (%s)", cubind_fact_source_name(d.release_source));
     } else {
-        printf("release unknown");
+        fprintf(probe_out, "release unknown");
     }
     if (d.cuda_major >= 0)
-        printf("; supports CUDA %d.%d (%s)", d.cuda_major, d.cuda_minor, cubind_fact_source_name(d.cuda_source));
+        fprintf(probe_out, "; supports CUDA %d.%d (%s)", d.cuda_major, d.cuda_minor, cubind_fact_source_name(d.cuda_source));
     if (d.gpu_count >= 0)
-        printf("; %d GPU%s (%s)", d.gpu_count, d.gpu_count == 1 ? "" : "s", cubind_fact_source_name(d.gpu_count_source));
-    putchar('\n');
+        fprintf(probe_out, "; %d GPU%s (%s)", d.gpu_count, d.gpu_count == 1 ? "" : "s", cubind_fact_source_name(d.gpu_count_source));
+    probe_char('\n');
     if (d.nvml_error != NULL) {
-        printf("    NVML: ");
+        fprintf(probe_out, "    NVML: ");
         text_string(d.nvml_error);
-        putchar('\n');
+        probe_char('\n');
     }
     if (d.driver_error != NULL) {
-        printf("    driver API: ");
+        fprintf(probe_out, "    driver API: ");
         text_string(d.driver_error);
-        putchar('\n');
+        probe_char('\n');
     }
 }
 
@@ -62,62 +62,62 @@ static void gpus_text(void)
         struct cubind_gpu_info g = {.size = sizeof g};
         if (cubind_gpu_info(i, &g) != CUBIND_OK)
             continue;
-        printf("\nGPU %d       ", i);
+        fprintf(probe_out, "\nGPU %d       ", i);
         text_string(g.name[0] ? g.name : "(name unknown)");
-        printf(" (%s)\n    uuid: ", cubind_fact_source_name(g.name_source));
+        fprintf(probe_out, " (%s)\n    uuid: ", cubind_fact_source_name(g.name_source));
         text_string(g.uuid[0] ? g.uuid : "unknown");
-        printf(" (%s)\n", cubind_fact_source_name(g.uuid_source));
+        fprintf(probe_out, " (%s)\n", cubind_fact_source_name(g.uuid_source));
         if (g.compute_major >= 0)
-            printf("    compute capability: %d.%d (%s)\n", g.compute_major, g.compute_minor,
+            fprintf(probe_out, "    compute capability: %d.%d (%s)\n", g.compute_major, g.compute_minor,
                    cubind_fact_source_name(g.compute_source));
         if (g.memory_total != 0)
-            printf("    memory: %llu MiB (%s)\n", g.memory_total / (1024ull * 1024ull),
+            fprintf(probe_out, "    memory: %llu MiB (%s)\n", g.memory_total / (1024ull * 1024ull),
                    cubind_fact_source_name(g.memory_source));
         if (g.mig_current != CUBIND_MIG_UNKNOWN)
-            printf("    MIG: current %s, pending %s (%s)\n", mig_name(g.mig_current), mig_name(g.mig_pending),
+            fprintf(probe_out, "    MIG: current %s, pending %s (%s)\n", mig_name(g.mig_current), mig_name(g.mig_pending),
                    cubind_fact_source_name(g.mig_source));
         if (g.pci_bus_id[0]) {
-            printf("    PCI bus id: ");
+            fprintf(probe_out, "    PCI bus id: ");
             text_string(g.pci_bus_id);
-            printf(" (%s)\n", cubind_fact_source_name(g.pci_source));
+            fprintf(probe_out, " (%s)\n", cubind_fact_source_name(g.pci_source));
         }
         if (g.nvml_index >= 0)
-            printf("    NVML index: %d\n", g.nvml_index);
+            fprintf(probe_out, "    NVML index: %d\n", g.nvml_index);
     }
 }
 
 static void json_int_or_null(const char *key, long long value, int known)
 {
-    printf(",\"%s\":", key);
+    fprintf(probe_out, ",\"%s\":", key);
     if (known)
-        printf("%lld", value);
+        fprintf(probe_out, "%lld", value);
     else
-        printf("null");
+        fprintf(probe_out, "null");
 }
 
 static void driver_json(void)
 {
     struct cubind_driver_info d = {.size = sizeof d};
     cubind_driver_info(&d);
-    printf("{\"release\":");
+    fprintf(probe_out, "{\"release\":");
     json_string(d.release);
-    printf(",\"release_version\":");
+    fprintf(probe_out, ",\"release_version\":");
     if (d.release != NULL)
         json_version(d.release_major, d.release_minor, d.release_patch);
     else
-        printf("null");
+        fprintf(probe_out, "null");
     json_member("release_source", source(d.release_source));
-    printf(",\"cuda\":");
+    fprintf(probe_out, ",\"cuda\":");
     if (d.cuda_major >= 0)
         json_version(d.cuda_major, d.cuda_minor, -1);
     else
-        printf("null");
+        fprintf(probe_out, "null");
     json_member("cuda_source", source(d.cuda_source));
     json_int_or_null("gpu_count", d.gpu_count, d.gpu_count >= 0);
     json_member("gpu_count_source", source(d.gpu_count_source));
     json_member("nvml_error", d.nvml_error);
     json_member("driver_error", d.driver_error);
-    putchar('}');
+    probe_char('}');
 }
 
 static void gpus_json(void)
@@ -125,23 +125,23 @@ static void gpus_json(void)
     struct cubind_driver_info d = {.size = sizeof d};
     int i, first = 1;
     cubind_driver_info(&d);
-    putchar('[');
+    probe_char('[');
     for (i = 0; i < d.gpu_count; ++i) {
         struct cubind_gpu_info g = {.size = sizeof g};
         if (cubind_gpu_info(i, &g) != CUBIND_OK)
             continue;
-        printf("%s{\"index\":%d", first ? "" : ",", g.index);
+        fprintf(probe_out, "%s{\"index\":%d", first ? "" : ",", g.index);
         first = 0;
         json_int_or_null("nvml_index", g.nvml_index, g.nvml_index >= 0);
         json_member("name", g.name[0] ? g.name : NULL);
         json_member("name_source", source(g.name_source));
         json_member("uuid", g.uuid[0] ? g.uuid : NULL);
         json_member("uuid_source", source(g.uuid_source));
-        printf(",\"compute_capability\":");
+        fprintf(probe_out, ",\"compute_capability\":");
         if (g.compute_major >= 0)
             json_version(g.compute_major, g.compute_minor, -1);
         else
-            printf("null");
+            fprintf(probe_out, "null");
         json_member("compute_capability_source", source(g.compute_source));
         json_int_or_null("memory_total_bytes", (long long)g.memory_total, g.memory_total != 0);
         json_int_or_null("memory_total_mib", (long long)(g.memory_total / (1024ull * 1024ull)), g.memory_total != 0);
@@ -151,9 +151,9 @@ static void gpus_json(void)
         json_member("mig_source", source(g.mig_source));
         json_member("pci_bus_id", g.pci_bus_id[0] ? g.pci_bus_id : NULL);
         json_member("pci_bus_id_source", source(g.pci_source));
-        putchar('}');
+        probe_char('}');
     }
-    putchar(']');
+    probe_char(']');
 }
 
 void driver_section(struct probe *probe)

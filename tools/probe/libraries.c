@@ -38,122 +38,122 @@ static const char *origin_name(const struct cubind_library_info *info)
 static void json_release_list(const char *list)
 {
     const char *p = list;
-    putchar('[');
+    probe_char('[');
     while (p != NULL && *p != '\0') {
         char one[32];
         size_t n = strcspn(p, ",");
         snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one - 1 ? n : sizeof one - 1), p);
         if (p != list)
-            putchar(',');
+            probe_char(',');
         json_version_text(one);
         p += n;
         while (*p == ',' || *p == ' ')
             ++p;
     }
-    putchar(']');
+    probe_char(']');
 }
 
 static void json_library(const struct cubind_library_info *info)
 {
     size_t i;
-    printf("{\"name\":");
+    fprintf(probe_out, "{\"name\":");
     json_string(info->name);
-    printf(",\"found\":%s,\"path\":", info->found ? "true" : "false");
+    fprintf(probe_out, ",\"found\":%s,\"path\":", info->found ? "true" : "false");
     json_string(info->path);
-    printf(",\"path_bytes\":");
+    fprintf(probe_out, ",\"path_bytes\":");
     json_bytes(info->path);
     json_member("real_path", info->real_path);
-    printf(",\"real_path_bytes\":");
+    fprintf(probe_out, ",\"real_path_bytes\":");
     json_bytes(info->real_path);
     json_member("found_by", info->found_by);
     json_member("soname", info->soname);
-    printf(",\"version\":");
+    fprintf(probe_out, ",\"version\":");
     if (info->version_text != NULL)
         json_version(info->version_major, info->version_minor, info->version_patch);
     else
-        printf("null");
+        fprintf(probe_out, "null");
     json_member("version_text", info->version_text);
     json_member("version_source", origin_name(info));
     json_member("version_detail", info->version_detail);
     json_member("version_note", info->version_source);
-    printf(",\"functions\":%zu,\"functions_found\":%zu,\"missing\":", info->functions, info->functions_found);
+    fprintf(probe_out, ",\"functions\":%zu,\"functions_found\":%zu,\"missing\":", info->functions, info->functions_found);
     if (info->found) {
-        putchar('[');
+        probe_char('[');
         for (i = 0; i < info->functions_missing; ++i) {
             if (i)
-                putchar(',');
+                probe_char(',');
             json_string(info->missing[i]);
         }
-        putchar(']');
+        probe_char(']');
     } else
-        printf("null");
-    printf(",\"release\":");
+        fprintf(probe_out, "null");
+    fprintf(probe_out, ",\"release\":");
     json_version_text(info->release);
     json_member("release_text", info->release);
-    printf(",\"releases\":");
+    fprintf(probe_out, ",\"releases\":");
     json_release_list(info->releases);
     json_member("releases_text", info->releases);
     json_member("release_note", info->release_note);
-    printf(",\"not_callable\":");
+    fprintf(probe_out, ",\"not_callable\":");
     if (info->found) {
-        putchar('[');
+        probe_char('[');
         for (i = 0; i < info->functions_missing; ++i) {
             struct cubind_function_info f = {.size = sizeof f};
             cubind_function_info(info->missing[i], &f);
-            printf("%s{\"name\":", i ? "," : "");
+            fprintf(probe_out, "%s{\"name\":", i ? "," : "");
             json_string(info->missing[i]);
             json_member("state", probe_state_name(f.state));
             json_member("symbol", f.symbol);
             json_member("reason", f.reason);
-            putchar('}');
+            probe_char('}');
         }
-        putchar(']');
+        probe_char(']');
     } else
-        printf("null");
-    printf(",\"error\":");
+        fprintf(probe_out, "null");
+    fprintf(probe_out, ",\"error\":");
     json_string(info->error);
-    putchar('}');
+    probe_char('}');
 }
 
 static void text_library(const struct cubind_library_info *info)
 {
     size_t i;
     if (!info->found) {
-        printf("\n%-11s not found (%zu functions unavailable)\n    ", info->name, info->functions);
+        fprintf(probe_out, "\n%-11s not found (%zu functions unavailable)\n    ", info->name, info->functions);
         text_string(info->error);
-        putchar('\n');
+        probe_char('\n');
         return;
     }
-    printf("\n%-11s ", info->name);
+    fprintf(probe_out, "\n%-11s ", info->name);
     text_string(info->soname != NULL ? info->soname : "(no soname)");
-    printf("  version %s  (", info->version_text != NULL ? info->version_text : "unknown");
+    fprintf(probe_out, "  version %s  (", info->version_text != NULL ? info->version_text : "unknown");
     text_string(info->version_source);
-    printf(")\n    path: ");
+    fprintf(probe_out, ")\n    path: ");
     text_string(info->path);
     if (info->real_path != NULL && strcmp(info->real_path, info->path) != 0) {
-        printf(" -> ");
+        fprintf(probe_out, " -> ");
         text_string(info->real_path);
     }
-    printf("\n    found by: %s\n", info->found_by);
-    printf("    called as: CUDA %s (these bindings know %s)\n", info->release != NULL ? info->release : "?",
+    fprintf(probe_out, "\n    found by: %s\n", info->found_by);
+    fprintf(probe_out, "    called as: CUDA %s (these bindings know %s)\n", info->release != NULL ? info->release : "?",
            info->releases != NULL ? info->releases : "?");
     if (info->release_note != NULL) {
-        printf("    mixed releases: ");
+        fprintf(probe_out, "    mixed releases: ");
         text_string(info->release_note);
-        putchar('\n');
+        probe_char('\n');
     }
-    printf("    functions: %zu of %zu callable, %zu not\n", info->functions_found, info->functions,
+    fprintf(probe_out, "    functions: %zu of %zu callable, %zu not\n", info->functions_found, info->functions,
            info->functions_missing);
     for (i = 0; i < info->functions_missing; ++i) {
         struct cubind_function_info f = {.size = sizeof f};
         cubind_function_info(info->missing[i], &f);
-        printf("      %s: %s", probe_state_name(f.state), info->missing[i]);
+        fprintf(probe_out, "      %s: %s", probe_state_name(f.state), info->missing[i]);
         if (f.reason != NULL) {
-            printf(" (");
+            fprintf(probe_out, " (");
             text_string(f.reason);
-            putchar(')');
+            probe_char(')');
         }
-        putchar('\n');
+        probe_char('\n');
     }
 }
 
@@ -161,18 +161,18 @@ void libraries_section(struct probe *probe)
 {
     int lib;
     if (probe->json)
-        putchar('[');
+        probe_char('[');
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
         struct cubind_library_info info;
         memset(&info, 0, sizeof info);
         info.size = sizeof info;
         cubind_library_info((cubind_library)lib, &info);
         if (probe->json) {
-            printf("%s\n ", lib ? "," : "");
+            fprintf(probe_out, "%s\n ", lib ? "," : "");
             json_library(&info);
         } else
             text_library(&info);
     }
     if (probe->json)
-        printf("\n]");
+        fprintf(probe_out, "\n]");
 }

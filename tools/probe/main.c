@@ -196,41 +196,42 @@ static void write_report(struct probe *probe)
     int which = probe->check != NULL ? CHECK : REPORT;
     size_t i;
     if (probe->json) {
-        printf("{\"cubind_version\":");
+        fprintf(probe_out, "{\"cubind_version\":");
         json_version(CUBIND_VERSION_MAJOR, CUBIND_VERSION_MINOR, CUBIND_VERSION_PATCH);
         json_member("cubind_version_text", cubind_version());
-        printf(",\"cuda_headers\":");
+        fprintf(probe_out, ",\"cuda_headers\":");
         json_version_text(CUBIND_CUDA_HEADERS_VERSION_STRING);
         json_member("cuda_headers_text", CUBIND_CUDA_HEADERS_VERSION_STRING);
     } else
-        printf("cubind %s (bindings generated from the CUDA %s headers)\n", cubind_version(),
+        fprintf(probe_out, "cubind %s (bindings generated from the CUDA %s headers)\n", cubind_version(),
                CUBIND_CUDA_HEADERS_VERSION_STRING);
     for (i = 0; i < sizeof sections / sizeof sections[0]; ++i) {
         if (!(sections[i].reports & which) || (sections[i].wanted != NULL && !sections[i].wanted(probe)))
             continue;
         if (probe->json)
-            printf(",\n\"%s\":", sections[i].key);
+            fprintf(probe_out, ",\n\"%s\":", sections[i].key);
         sections[i].write(probe);
     }
     if (probe->json)
-        printf("}\n");
+        fprintf(probe_out, "}\n");
 }
 
 int main(int argc, char **argv)
 {
     struct probe probe = {0};
+    probe_open_report();
     if (read_options(argc, argv, &probe) != 0)
         return PROBE_EXIT_USAGE;
     if (want_help)
-        usage(stdout);
+        usage(probe_out);
     else if (want_version)
-        printf("cubind-probe %s (libcubind %s, bindings generated from the CUDA %s headers)\n", CUBIND_RELEASE_STRING,
+        fprintf(probe_out, "cubind-probe %s (libcubind %s, bindings generated from the CUDA %s headers)\n", CUBIND_RELEASE_STRING,
                cubind_version(), CUBIND_CUDA_HEADERS_VERSION_STRING);
     else
         write_report(&probe);
     /* what was written must have been written: a full disk or a closed pipe is an error */
     errno = 0;
-    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+    if (fflush(probe_out) != 0 || ferror(probe_out) || fclose(probe_out) != 0) {
         fprintf(stderr, "cubind-probe: cannot write the report to standard output: %s\n",
                 errno != 0 ? strerror(errno) : "write error");
         return PROBE_EXIT_WRITE;

@@ -1,8 +1,30 @@
 /* cubind-probe's output helpers (output.h). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "strbuf.h" /* the loader's UTF-8 decoder (loader/strbuf.c is built into the probe) */
+
+FILE *probe_out;
+
+void probe_open_report(void)
+{
+    int fd = dup(STDOUT_FILENO);
+    FILE *report = fd >= 0 ? fdopen(fd, "w") : NULL;
+    probe_out = stdout;
+    if (report == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return; /* no descriptor to spare: the report shares standard output */
+    }
+    fflush(stdout);
+    if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        fclose(report);
+        return;
+    }
+    probe_out = report;
+}
 
 static int valid_utf8(const char *text)
 {
@@ -19,23 +41,23 @@ void json_string(const char *text)
     const unsigned char *p;
     size_t n;
     if (text == NULL) {
-        fputs("null", stdout);
+        fputs("null", probe_out);
         return;
     }
-    putchar('"');
+    probe_char('"');
     for (p = (const unsigned char *)text; *p != '\0'; p += n) {
         n = cubind__utf8_length(p);
         if (n == 0) {
-            fputs("\\ufffd", stdout); /* not UTF-8: the exact bytes are in "*_bytes" */
+            fputs("\\ufffd", probe_out); /* not UTF-8: the exact bytes are in "*_bytes" */
             n = 1;
         } else if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
+            fprintf(probe_out, "\\%c", *p);
         else if (*p < 0x20 || *p == 0x7f)
-            printf("\\u%04x", *p);
+            fprintf(probe_out, "\\u%04x", *p);
         else
-            fwrite(p, 1, n, stdout);
+            fwrite(p, 1, n, probe_out);
     }
-    putchar('"');
+    probe_char('"');
 }
 
 /* The bytes of `text` in hex when it is not valid UTF-8, else null. */
@@ -43,13 +65,13 @@ void json_bytes(const char *text)
 {
     const unsigned char *p;
     if (text == NULL || valid_utf8(text)) {
-        fputs("null", stdout);
+        fputs("null", probe_out);
         return;
     }
-    putchar('"');
+    probe_char('"');
     for (p = (const unsigned char *)text; *p != '\0'; ++p)
-        printf("%02x", *p);
-    putchar('"');
+        fprintf(probe_out, "%02x", *p);
+    probe_char('"');
 }
 
 /* Printable UTF-8 as it is; control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN. */
@@ -62,37 +84,37 @@ void text_string(const char *text)
         if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f)) || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
             size_t i, count = n == 0 ? 1 : n;
             for (i = 0; i < count; ++i)
-                printf("\\x%02x", p[i]);
+                fprintf(probe_out, "\\x%02x", p[i]);
             n = count;
         } else
-            fwrite(p, 1, n, stdout);
+            fwrite(p, 1, n, probe_out);
     }
 }
 
 /* `,"key":` and `value` as a JSON string (null for NULL) */
 void json_member(const char *key, const char *value)
 {
-    printf(",\"%s\":", key);
+    fprintf(probe_out, ",\"%s\":", key);
     json_string(value);
 }
 
 static void json_part(const char *key, int value)
 {
     if (value < 0)
-        printf("\"%s\":null", key);
+        fprintf(probe_out, "\"%s\":null", key);
     else
-        printf("\"%s\":%d", key, value);
+        fprintf(probe_out, "\"%s\":%d", key, value);
 }
 
 void json_version(int major, int minor, int patch)
 {
-    putchar('{');
+    probe_char('{');
     json_part("major", major);
-    putchar(',');
+    probe_char(',');
     json_part("minor", minor < 0 || major < 0 ? -1 : minor);
-    putchar(',');
+    probe_char(',');
     json_part("patch", patch < 0 || minor < 0 || major < 0 ? -1 : patch);
-    putchar('}');
+    probe_char('}');
 }
 
 void json_version_text(const char *text)
@@ -100,7 +122,7 @@ void json_version_text(const char *text)
     int part[3] = {-1, -1, -1}, n = 0;
     const char *p = text;
     if (text == NULL) {
-        fputs("null", stdout);
+        fputs("null", probe_out);
         return;
     }
     while (p != NULL && n < 3 && *p >= '0' && *p <= '9') {

@@ -6,6 +6,17 @@
 #ifndef CUBIND_PROBE_OUTPUT_H
 #define CUBIND_PROBE_OUTPUT_H
 
+#include <stdio.h>
+
+/* Where the report goes: standard output's descriptor as it was when the probe started. Descriptor
+ * 1 itself is then pointed at standard error (probe_open_report), because a library the probe
+ * loads may print to standard output (NVML's link-time stub does) and must not break the report. */
+extern FILE *probe_out;
+/* Keep the report on a copy of standard output and send descriptor 1 to standard error. */
+void probe_open_report(void);
+/* One character of the report. */
+#define probe_char(c) fputc((c), probe_out)
+
 /* `text` as a JSON string, null for NULL; a byte that is not UTF-8 as U+FFFD. */
 void json_string(const char *text);
 /* The bytes of `text` in hex as a JSON string when it is not valid UTF-8, else null. */
