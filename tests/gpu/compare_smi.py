@@ -36,19 +36,21 @@ def main(probe: str) -> int:
             differ += 1
             continue
         capability = gpu["compute_capability"]
+        # each field: (probe's value, nvidia-smi's, where the probe's came from)
         pairs = {
-            "name": (gpu["name"], name),
-            "compute_cap": (capability and f"{capability['major']}.{capability['minor']}", cc),
-            "memory.total MiB": (str(gpu["memory_total_mib"]), memory),
+            "name": (gpu["name"], name, gpu["name_source"]),
+            "compute_cap": (capability and f"{capability['major']}.{capability['minor']}", cc,
+                            gpu["compute_capability_source"]),
+            "memory.total MiB": (str(gpu["memory_total_mib"]), memory, gpu["memory_source"]),
             "mig.mode.current": ({"enabled": "Enabled", "disabled": "Disabled", "unsupported": "[N/A]"}
-                                 .get(gpu["mig_current"], str(gpu["mig_current"])), mig),
-            "driver_version": (driver["release"], release),
-            "pci.bus_id": ((gpu["pci_bus_id"] or "").upper(), bus.upper()),
+                                 .get(gpu["mig_current"], str(gpu["mig_current"])), mig, gpu["mig_source"]),
+            "driver_version": (driver["release"], release, driver["release_source"]),
+            "pci.bus_id": ((gpu["pci_bus_id"] or "").upper(), bus.upper(), gpu["pci_bus_id_source"]),
         }
-        for field, (ours, theirs) in pairs.items():
+        for field, (ours, theirs, source) in pairs.items():
             same = ours == theirs
             differ += not same
-            print(f"GPU {gpu['index']} {uuid} {field}: probe {ours!r} ({gpu.get(field.split()[0] + '_source')}), "
+            print(f"GPU {gpu['index']} {uuid} {field}: probe {ours!r} ({source}), "
                   f"nvidia-smi {theirs!r}: {'same' if same else 'DIFFERENT'}")
     return 1 if differ else 0
 
