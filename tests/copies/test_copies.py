@@ -270,6 +270,28 @@ def test_the_switch_searches_the_wheels_before_the_system(tree: dict) -> None:
         assert next(i for i in off["libraries"] if i["name"] == lib.name)["found_by"] != "site-packages"
 
 
+def test_the_switch_puts_the_wheels_before_cuda_home(tree: dict) -> None:
+    """CUDA_HOME set (as images set it for everyone) and the switch on: the wheel's copy, as a Python
+    program of that environment gets it; the switch off: CUDA_HOME's (docs/loader.md, steps 5 and 6)."""
+    runtime = CONFIG.library("runtime")
+    assert runtime.wheel_dirs, "the runtime has a wheel (nvidia/cu13/lib)"
+    env = {k: v for k, v in tree["env"].items() if k not in ("LD_LIBRARY_PATH", "CUDA_PATH")}
+    wheel = str(place(runtime, tree["root"]) / runtime.sonames[0])
+    home = str(tree["root"] / "cuda-home" / "lib64" / runtime.sonames[0])
+    for extra, expected in (({"CUBIND_SEARCH_PYTHON": "1"}, ("site-packages", wheel)), ({}, ("CUDA_HOME", home))):
+        result = probe("--all", "--json", env={**env, **extra})
+        assert result.returncode == 0, result.stderr
+        data = validated(result.stdout)
+        info = next(i for i in data["libraries"] if i["name"] == "runtime")
+        assert (info["found_by"], info["path"]) == expected, extra
+        chosen = [c for c in copies_of(data, "runtime") if c["chosen"]]
+        assert [(c["chosen_by"], c["real_path"]) for c in chosen] == [(expected[0], os.path.realpath(expected[1]))]
+    # CUDA_PATH too comes after the wheels when the switch is on
+    on = validated(probe("--json", env={**env, "CUDA_PATH": str(tree["root"] / "cuda"),
+                                        "CUBIND_SEARCH_PYTHON": "1"}).stdout)
+    assert next(i for i in on["libraries"] if i["name"] == "runtime")["path"] == wheel
+
+
 def test_cuda_path_comes_before_cuda_home_and_the_ld_so_cache(tree: dict) -> None:
     runtime = CONFIG.library("runtime")
     env = {k: v for k, v in tree["env"].items() if k != "LD_LIBRARY_PATH"}
