@@ -3,12 +3,21 @@
  * copy_version.h). The child is forked: it loads the file with dlopen, checks that the version
  * query is the file's own symbol (cudnnGetVersion of libcudnn_ops is libcudnn_graph's), asks it,
  * writes one fixed-size answer to a pipe and leaves with _exit. The parent waits for the answer
- * with poll, bounded, kills a child that does not answer in time, and always reaps it. Layer 3:
- * calls strbuf (1), the generated tables (cubind__version_query, cubind_status_name) and libc.
+ * with poll, bounded, kills a child that does not answer in time, and always reaps it.
+ * Before the copy, the child loads the copy's own parts: the files beside it named
+ * <stem>_<part>.so.<major> (cuDNN's libcudnn_graph.so.9, libcudnn_ops.so.9, ...), each by its path
+ * and after the parts it needs (DT_NEEDED). A library that loads its parts with dlopen by soname
+ * (libcudnn.so.9's cudnnGetVersion answers through libcudnn_graph.so.9) then gets those: ld.so
+ * matches a soname against the objects already loaded before it searches, where it would find
+ * another copy's parts (through the ld.so cache, LD_LIBRARY_PATH), and the copy would answer with
+ * their version. Setting LD_LIBRARY_PATH in the child would not do: ld.so reads it once, at start.
+ * Layer 3: calls elf_check (2), file_open (1), strbuf (1), the generated tables
+ * (cubind__version_query, cubind_status_name) and libc.
  */
 #define _GNU_SOURCE
 #include "copy_version.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +27,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "elf_check.h"
+#include "file_open.h"
 
 /* The child's answer: one write of this size. */
 struct answer {
@@ -28,6 +42,9 @@ struct answer {
     int version[3];
     int status;
     char text[200];
+    int parts;        /* how many of its parts were loaded from beside it */
+    char names[400];  /* their names, ", "-separated (cut short: "...") */
+    char trouble[400]; /* parts not loaded, or answered for by another copy's part already loaded */
 };
 
 int cubind__version_of_name(const char *file, int version[3])
@@ -60,14 +77,144 @@ static void copy_text(struct answer *a, const char *text)
     a->text[n] = '\0';
 }
 
-/* In the child: load, check, ask. Only the answer leaves it. */
-static void ask(const cubind__locatable *l, const char *path, struct answer *a)
+/* Append `text` to the fixed buffer `buf` (`size` bytes), after ", " unless it is empty; "..." when full. */
+static void append(char *buf, size_t size, const char *text)
+{
+    size_t used = strlen(buf), n = strlen(text) + (used ? 2 : 0);
+    if (used + n + 4 > size) {
+        if (used + 4 <= size && (used < 3 || strcmp(buf + used - 3, "...") != 0))
+            memcpy(buf + used, "...", 4);
+        return;
+    }
+    snprintf(buf + used, size - used, "%s%s", used ? ", " : "", text);
+}
+
+/* Whether `name` is a part of `stem`'s of major `major` (-1: any): <stem>_<part>.so.<digits>. */
+static int is_part(const char *name, const char *stem, int major)
+{
+    size_t n = strlen(stem);
+    const char *so, *p;
+    if (strncmp(name, stem, n) != 0 || name[n] != '_' || (so = strstr(name + n + 1, ".so.")) == NULL ||
+        so == name + n + 1 || so[4] == '\0')
+        return 0;
+    for (p = so + 4; *p != '\0'; ++p)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return major < 0 || atoi(so + 4) == major;
+}
+
+struct part {
+    char name[256];
+    cubind__strbuf needed; /* its DT_NEEDED, each followed by '\n' */
+    void *handle;
+    int tried;
+};
+
+/* Whether part `p` needs another part of `parts` not yet tried. */
+static int waits(const struct part *p, const struct part *parts, size_t count)
+{
+    const char *needed = cubind__strbuf_str(&p->needed);
+    size_t i, n;
+    for (i = 0; i < count; ++i) {
+        const char *at = needed;
+        if (parts[i].tried || &parts[i] == p)
+            continue;
+        n = strlen(parts[i].name);
+        while ((at = strstr(at, parts[i].name)) != NULL) {
+            if ((at == needed || at[-1] == '\n') && at[n] == '\n')
+                return 1;
+            at += n;
+        }
+    }
+    return 0;
+}
+
+/* In the child, before the copy at `real`: its parts from its directory (the file comment says why). */
+static void load_parts(const cubind__locatable *l, const char *real, struct answer *a)
+{
+    char dir[PATH_MAX], file[PATH_MAX + 256];
+    const char *slash = strrchr(real, '/');
+    struct part *parts = NULL;
+    size_t count = 0, capacity = 0, i, left;
+    int version[3], major;
+    struct dirent *e;
+    DIR *d;
+    if (slash == NULL || (size_t)(slash - real) >= sizeof dir)
+        return;
+    memcpy(dir, real, (size_t)(slash - real));
+    dir[slash - real] = '\0';
+    major = cubind__version_of_name(real, version) > 0 ? version[0] : -1;
+    if ((d = opendir(dir[0] != '\0' ? dir : "/")) == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        int fd;
+        if (!is_part(e->d_name, l->stem, major) || strlen(e->d_name) >= sizeof parts[0].name)
+            continue;
+        if (count == capacity) {
+            struct part *more = realloc(parts, (capacity = capacity ? capacity * 2 : 8) * sizeof *parts);
+            if (more == NULL)
+                break;
+            parts = more;
+        }
+        memset(&parts[count], 0, sizeof parts[count]);
+        snprintf(parts[count].name, sizeof parts[count].name, "%s", e->d_name);
+        snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+        fd = cubind__open_file(file, O_RDONLY, 0, CUBIND__FILE_REGULAR, &st);
+        if (fd < 0)
+            continue; /* not a regular file (a dangling link): not a part */
+        cubind__elf_needed(fd, st.st_size, &parts[count].needed);
+        close(fd);
+        ++count;
+    }
+    closedir(d);
+    /* each after the parts it needs; what a circle leaves, in the order found */
+    for (left = count; left > 0;) {
+        size_t before = left;
+        for (i = 0; i < count; ++i)
+            if (!parts[i].tried && !waits(&parts[i], parts, count)) {
+                parts[i].tried = 1;
+                --left;
+                snprintf(file, sizeof file, "%s/%s", dir, parts[i].name);
+                if ((parts[i].handle = dlopen(file, RTLD_LAZY | RTLD_LOCAL)) != NULL) {
+                    ++a->parts;
+                    append(a->names, sizeof a->names, parts[i].name);
+                } else {
+                    snprintf(file, sizeof file, "%s not loaded", parts[i].name);
+                    append(a->trouble, sizeof a->trouble, file);
+                }
+            }
+        if (left == before) /* a circle: the first left, whatever it needs */
+            for (i = 0; i < count; ++i)
+                if (!parts[i].tried) {
+                    cubind__strbuf_free(&parts[i].needed);
+                    break;
+                }
+    }
+    /* a part of the same soname already loaded before (inherited from the parent) is found first */
+    for (i = 0; i < count; ++i) {
+        void *first = parts[i].handle != NULL ? dlopen(parts[i].name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+        struct link_map *map = NULL;
+        if (first != NULL && first != parts[i].handle && dlinfo(first, RTLD_DI_LINKMAP, &map) == 0 && map != NULL) {
+            snprintf(file, sizeof file, "%s already loaded from %s answers for it", parts[i].name,
+                     map->l_name != NULL ? map->l_name : "?");
+            append(a->trouble, sizeof a->trouble, file);
+        }
+        cubind__strbuf_free(&parts[i].needed);
+    }
+    free(parts);
+}
+
+/* In the child: load (its parts first), check, ask. Only the answer leaves it. */
+static void ask(const cubind__locatable *l, const char *path, const char *real, struct answer *a)
 {
     static const int properties[3] = {0, 1, 2}; /* MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL */
     struct link_map *map = NULL;
     Dl_info where;
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL), *symbol;
+    void *handle, *symbol;
     int i;
+    load_parts(l, real, a);
+    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         a->outcome = 1;
         copy_text(a, dlerror());
@@ -125,7 +272,8 @@ static void ask(const cubind__locatable *l, const char *path, struct answer *a)
 
 /* Fork, ask in the child, wait for its answer at most CUBIND__COPY_QUERY_MS. 0 with *a filled, else
  * -1 with why in `detail`. */
-static int ask_in_child(const cubind__locatable *l, const char *path, struct answer *a, cubind__strbuf *detail)
+static int ask_in_child(const cubind__locatable *l, const char *path, const char *real, struct answer *a,
+                        cubind__strbuf *detail)
 {
     int fds[2], status = 0, got = -1;
     struct pollfd wait_for;
@@ -151,7 +299,7 @@ static int ask_in_child(const cubind__locatable *l, const char *path, struct ans
         close(fds[0]);
         memset(a, 0, sizeof *a);
         a->version[0] = a->version[1] = a->version[2] = -1;
-        ask(l, path, a);
+        ask(l, path, real, a);
         if (write(fds[1], a, sizeof *a) != (ssize_t)sizeof *a)
             _exit(1);
         _exit(0);
@@ -185,6 +333,21 @@ static int ask_in_child(const cubind__locatable *l, const char *path, struct ans
     return got;
 }
 
+/* What the answer says of the parts loaded before the copy, when any: appended to `detail`. */
+static void said_of_parts(const struct answer *a, cubind__strbuf *detail)
+{
+    if (a->parts > 0) {
+        cubind__strbuf_printf(detail, ", asked with %d part%s loaded from beside it: ", a->parts,
+                              a->parts > 1 ? "s" : "");
+        cubind__strbuf_escaped(detail, a->names);
+    }
+    if (a->trouble[0] != '\0') {
+        cubind__strbuf_printf(detail, " (but ");
+        cubind__strbuf_escaped(detail, a->trouble);
+        cubind__strbuf_printf(detail, ")");
+    }
+}
+
 const char *cubind__copy_version(const cubind__locatable *l, const char *path, const char *real, int query,
                                  int version[3], cubind__strbuf *detail)
 {
@@ -194,12 +357,13 @@ const char *cubind__copy_version(const cubind__locatable *l, const char *path, c
     version[0] = version[1] = version[2] = -1;
     if (query && l->version_kind != CUBIND__VERSION_FILE_NAME) {
         struct answer a;
-        if (ask_in_child(l, path, &a, detail) == 0) {
+        if (ask_in_child(l, path, real, &a, detail) == 0) {
             const char *name;
             switch (a.outcome) {
             case 0:
                 memcpy(version, a.version, sizeof a.version);
                 cubind__strbuf_printf(detail, "%s", l->version_function);
+                said_of_parts(&a, detail);
                 return "query";
             case 1:
                 cubind__strbuf_printf(detail, "dlopen failed: ");
@@ -218,6 +382,7 @@ const char *cubind__copy_version(const cubind__locatable *l, const char *path, c
                 cubind__strbuf_printf(detail, "%s failed with %s (%d)", l->version_function,
                                       name != NULL ? name : "status", a.status);
             }
+            said_of_parts(&a, detail);
         }
         cubind__strbuf_printf(detail, "; ");
     } else if (!query && l->version_kind != CUBIND__VERSION_FILE_NAME) {

@@ -9,12 +9,15 @@
  *   3b. beside a library it is used with (`coupled`), already loaded by cubind: its folder;
  *   4. the dynamic loader's search path, by soname, newest first (rpath, LD_LIBRARY_PATH, runpath;
  *      relative and empty entries, which mean the working directory, are skipped);
- *   5. $CUDA_PATH, then $CUDA_HOME, set by the user: lib64, lib, targets/<arch>/lib;
- *   6. only when asked (CUBIND_SEARCH_PYTHON=1, cubind_set_search_python): Python's site-packages
- *      wheels (nvidia/cu13/lib, ...), then $CONDA_PREFIX;
+ *   5. only when asked (CUBIND_SEARCH_PYTHON=1, cubind_set_search_python): Python's site-packages
+ *      wheels (nvidia/cu13/lib, ...), then $CONDA_PREFIX: before step 6, because the switch asks
+ *      for what a Python program of the environment gets (cuda-pathfinder: wheels, conda, the
+ *      system's search, then CUDA_HOME/CUDA_PATH), and images set CUDA_HOME for everyone;
+ *   6. $CUDA_PATH, then $CUDA_HOME, set by the user: lib64, lib, targets/<arch>/lib (without the
+ *      switch, an installation the user names comes before the system's defaults);
  *   7. the system's defaults, by soname, newest first: the ld.so cache (read once per search;
  *      looked up as ld.so does, by a binary search), the system directories;
- *   8. $CONDA_PREFIX (unless step 6 searched it), /usr/local/cuda.
+ *   8. $CONDA_PREFIX (unless step 5 searched it), /usr/local/cuda.
  * An explicit choice (1 or 2) that fails is final. Every attempt that fails is written
  * to `why`, so a failure lists each path tried and what the system said; the text is
  * written only for what failed (a load that succeeds formats nothing). A path is
@@ -44,7 +47,7 @@
 #include "places.h"
 #include "search_path.h"
 
-/* The roots of steps 5 and 8. Arrays of arrays, not of pointers: nothing here is relocated at start-up. */
+/* The roots of steps 6 and 8. Arrays of arrays, not of pointers: nothing here is relocated at start-up. */
 static const char user_roots[][16] = {"CUDA_PATH", "CUDA_HOME"};
 static const char conda_root[] = "CONDA_PREFIX";
 static const char default_root[] = "/usr/local/cuda";
@@ -98,7 +101,7 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
                       const char *beside, const char **found_by, cubind__strbuf *why, cubind__found *found)
 {
     cubind__strbuf loaded = {0}; /* step 3's text: written only when the whole search fails */
-    cubind__strbuf later = {0};  /* steps 4 and 5's, after it */
+    cubind__strbuf later = {0};  /* the later steps', after it */
     cubind__loaded walk;
     const char *env;
     void *handle;
@@ -140,13 +143,8 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
         *found_by = "system loader";
         goto done;
     }
-    for (i = 0; i < sizeof user_roots / sizeof user_roots[0]; ++i)
-        if ((handle = try_named_root(d, user_roots[i], NULL, &later, found)) != NULL) {
-            *found_by = user_roots[i];
-            goto done;
-        }
     python = cubind__search_python();
-    if (python) {
+    if (python) { /* step 5, before CUDA_PATH / CUDA_HOME */
         if ((handle = cubind__try_wheels(d, &later, found)) != NULL) {
             *found_by = "site-packages";
             goto done;
@@ -156,6 +154,11 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
             goto done;
         }
     }
+    for (i = 0; i < sizeof user_roots / sizeof user_roots[0]; ++i)
+        if ((handle = try_named_root(d, user_roots[i], NULL, &later, found)) != NULL) {
+            *found_by = user_roots[i];
+            goto done;
+        }
     handle = cubind__system_search(d, NULL, CUBIND__SEARCH_DEFAULTS, &later, found);
     if (handle != NULL) {
         *found_by = "system loader";

@@ -176,3 +176,60 @@ done:
     free(heap);
     return result;
 }
+
+int cubind__elf_needed(int fd, off_t size, cubind__strbuf *out)
+{
+    ElfW(Ehdr) eh;
+    ElfW(Phdr) ph, dynamic;
+    ElfW(Dyn) dyn[512];
+    unsigned char *phdrs;
+    unsigned long long strtab = 0;
+    size_t i, ndyn;
+    int has_strtab = 0, count = 0;
+    long long at;
+    ssize_t got;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+        eh.e_ident[EI_DATA] != HOST_DATA || eh.e_phentsize != sizeof ph || eh.e_phnum == 0 ||
+        (unsigned long long)eh.e_phoff + (unsigned long long)eh.e_phnum * sizeof ph > (unsigned long long)size)
+        return -1;
+    if ((phdrs = malloc((size_t)eh.e_phnum * sizeof ph)) == NULL ||
+        pread(fd, phdrs, (size_t)eh.e_phnum * sizeof ph, (off_t)eh.e_phoff) != (ssize_t)(eh.e_phnum * sizeof ph)) {
+        free(phdrs);
+        return -1;
+    }
+    memset(&dynamic, 0, sizeof dynamic);
+    for (i = 0; i < eh.e_phnum && dynamic.p_type != PT_DYNAMIC; ++i) {
+        memcpy(&ph, phdrs + i * sizeof ph, sizeof ph);
+        if (ph.p_type == PT_DYNAMIC)
+            dynamic = ph;
+    }
+    ndyn = dynamic.p_filesz / sizeof dyn[0];
+    if (ndyn > sizeof dyn / sizeof dyn[0])
+        ndyn = sizeof dyn / sizeof dyn[0];
+    got = dynamic.p_type == PT_DYNAMIC ? pread(fd, dyn, ndyn * sizeof dyn[0], (off_t)dynamic.p_offset) : 0;
+    ndyn = got > 0 ? (size_t)got / sizeof dyn[0] : 0;
+    for (i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; ++i)
+        if (dyn[i].d_tag == DT_STRTAB) {
+            strtab = (unsigned long long)dyn[i].d_un.d_ptr;
+            has_strtab = 1;
+        }
+    at = has_strtab ? file_offset(phdrs, eh.e_phnum, strtab) : -1;
+    free(phdrs);
+    if (at < 0)
+        return dynamic.p_type != PT_DYNAMIC ? 0 : -1; /* no dynamic section: nothing needed */
+    for (i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; ++i) {
+        char name[256];
+        if (dyn[i].d_tag != DT_NEEDED)
+            continue;
+        got = pread(fd, name, sizeof name - 1, (off_t)(at + (long long)dyn[i].d_un.d_val));
+        if (got <= 0)
+            continue;
+        name[got] = '\0';
+        if (strlen(name) == (size_t)got && (size_t)got == sizeof name - 1)
+            continue; /* longer than any name of a part */
+        cubind__strbuf_printf(out, "%s\n", name);
+        ++count;
+    }
+    return count;
+}

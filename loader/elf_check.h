@@ -1,7 +1,7 @@
 /*
  * loader/elf_check.h - look at an ELF file before dlopen does: what dlopen handles
  * badly (a truncated file, another machine's library) is refused with the reason, and
- * the file's DT_SONAME is read without loading it. Layer 2: includes strbuf.h (1).
+ * the file's DT_SONAME and DT_NEEDED are read without loading it. Layer 2: includes strbuf.h (1).
  */
 #ifndef CUBIND_LOADER_ELF_CHECK_H
 #define CUBIND_LOADER_ELF_CHECK_H
@@ -17,5 +17,10 @@
  * cannot be told (not an ELF file of this process's kind, unreadable, a name that does not fit). */
 int cubind__inspect_elf(int fd, off_t size, char *soname, size_t soname_size, int *has_soname,
                         cubind__strbuf *why);
+
+/* The DT_NEEDED names of the open ELF file `fd` (`size` bytes), each followed by '\n', appended to
+ * `out` (a name longer than 255 bytes is left out). Returns how many, or -1 when they cannot be read
+ * (not an ELF file of this process's kind, cut short, no string table). */
+int cubind__elf_needed(int fd, off_t size, cubind__strbuf *out);
 
 #endif /* CUBIND_LOADER_ELF_CHECK_H */

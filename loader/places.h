@@ -26,8 +26,8 @@ void cubind__dirs_free(cubind__dirs *dirs);
  * Environment variables are read with secure_getenv (none in a set-user-ID program). */
 void cubind__site_packages(cubind__dirs *out);
 
-/* Whether discovery searches the Python wheels and the conda prefix before the system's defaults:
- * cubind_set_search_python's choice, else CUBIND_SEARCH_PYTHON=1 (read once). */
+/* Whether discovery searches the Python wheels and the conda prefix, before $CUDA_PATH / $CUDA_HOME
+ * and the system's defaults: cubind_set_search_python's choice, else CUBIND_SEARCH_PYTHON=1. */
 int cubind__search_python(void);
 
 #endif /* CUBIND_LOADER_PLACES_H */

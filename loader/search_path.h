@@ -26,7 +26,7 @@ void *cubind__system_search(const cubind__library_desc *desc, void *self, int pa
  * are listed together in `why`, refused ones one by one. */
 void *cubind__try_wheels(const cubind__library_desc *desc, cubind__strbuf *why, cubind__found *found);
 
-/* A CUDA root (steps 5 and 8) for one absolute `root`: root/{lib64,lib,targets/<arch>/lib}/<soname>, newest soname
+/* A CUDA root (steps 6 and 8) for one absolute `root`: root/{lib64,lib,targets/<arch>/lib}/<soname>, newest soname
  * first in each. Absent files are listed together in `why`, refused ones one by one. */
 void *cubind__try_root(const cubind__library_desc *desc, const char *root, cubind__strbuf *why, cubind__found *found);
 

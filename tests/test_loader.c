@@ -539,7 +539,7 @@ static void place_mock(const char *root, const char *subdir, const char *name)
     assert_int_equal(symlink(mock_path("libcublas.so.13"), link), 0);
 }
 
-/* Steps 5 and 8 of the discovery order (docs/loader.md), without the system loader's cache (which
+/* Steps 6 and 8 of the discovery order (docs/loader.md), without the system loader's cache (which
  * knows the real libraries): CUDA_PATH, then CUDA_HOME, then CONDA_PREFIX, newest soname first. */
 static void test_cuda_roots(void **state)
 {

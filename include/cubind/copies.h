@@ -116,8 +116,10 @@ CUBIND_API const char *cubind_locatable_name(size_t index);
 
 /*
  * cubind_set_search_python - whether discovery also searches Python's site-packages wheels
- * (NVIDIA's layouts, as above) and $CONDA_PREFIX, after $CUDA_PATH / $CUDA_HOME and before the
- * ld.so cache (docs/loader.md). 1: yes; 0: no; -1: as the environment says
+ * (NVIDIA's layouts, as above), then $CONDA_PREFIX, before $CUDA_PATH / $CUDA_HOME and the ld.so
+ * cache, as a Python program of the environment would find them (docs/loader.md; only a copy already
+ * loaded, one beside a library used with it and the search path come first). 1: yes; 0: no; -1: as
+ * the environment says
  * (CUBIND_SEARCH_PYTHON=1: yes; the default). Takes effect for the libraries loaded after it.
  */
 CUBIND_API void cubind_set_search_python(int on);

@@ -73,20 +73,22 @@ def copy_mock(lib, directory: Path, name: str | None = None) -> Path:
     return target
 
 
-def located_source(entry) -> str:
-    """C source of a library answering version MAJOR.4.2 through `entry`'s configured query."""
+def located_source(entry, minor: str = str(MINOR)) -> str:
+    """C source of a library answering version MAJOR.4.2 through `entry`'s configured query (the minor:
+    the C expression `minor`)."""
     major, query = major_of(entry.sonames[0]), entry.version
     if query.kind == "property":
         return (f"int {query.function}(int type, int *value) "
-                f"{{ *value = type == 0 ? {major} : type == 1 ? {MINOR} : {PATCH}; return 0; }}\n")
+                f"{{ *value = type == 0 ? {major} : type == 1 ? ({minor}) : {PATCH}; return 0; }}\n")
     if query.kind == "encoded":
         e = list(query.encoding) + [0] * (3 - len(query.encoding))
-        value = major * e[0] + MINOR * e[1] + PATCH * e[2]
+        value = f"{major * e[0]} + ({minor}) * {e[1]} + {PATCH * e[2]}"
         if entry.returns_value:
-            return f"#include <stddef.h>\nsize_t {query.function}(void) {{ return {value}; }}\n"
-        return f"int {query.function}(unsigned *value) {{ *value = {value}u; return 0; }}\n"
+            return f"#include <stddef.h>\nsize_t {query.function}(void) {{ return (size_t)({value}); }}\n"
+        return f"int {query.function}(unsigned *value) {{ *value = (unsigned)({value}); return 0; }}\n"
     if query.kind == "major-minor":
-        return f"int {query.function}(int *major, int *minor) {{ *major = {major}; *minor = {MINOR}; return 0; }}\n"
+        return (f"int {query.function}(int *major, int *minor) "
+                f"{{ *major = {major}; *minor = ({minor}); return 0; }}\n")
     return "int cubind_fixture_located(void) { return 0; }\n"
 
 
@@ -270,6 +272,28 @@ def test_the_switch_searches_the_wheels_before_the_system(tree: dict) -> None:
         assert next(i for i in off["libraries"] if i["name"] == lib.name)["found_by"] != "site-packages"
 
 
+def test_the_switch_puts_the_wheels_before_cuda_home(tree: dict) -> None:
+    """CUDA_HOME set (as images set it for everyone) and the switch on: the wheel's copy, as a Python
+    program of that environment gets it; the switch off: CUDA_HOME's (docs/loader.md, steps 5 and 6)."""
+    runtime = CONFIG.library("runtime")
+    assert runtime.wheel_dirs, "the runtime has a wheel (nvidia/cu13/lib)"
+    env = {k: v for k, v in tree["env"].items() if k not in ("LD_LIBRARY_PATH", "CUDA_PATH")}
+    wheel = str(place(runtime, tree["root"]) / runtime.sonames[0])
+    home = str(tree["root"] / "cuda-home" / "lib64" / runtime.sonames[0])
+    for extra, expected in (({"CUBIND_SEARCH_PYTHON": "1"}, ("site-packages", wheel)), ({}, ("CUDA_HOME", home))):
+        result = probe("--all", "--json", env={**env, **extra})
+        assert result.returncode == 0, result.stderr
+        data = validated(result.stdout)
+        info = next(i for i in data["libraries"] if i["name"] == "runtime")
+        assert (info["found_by"], info["path"]) == expected, extra
+        chosen = [c for c in copies_of(data, "runtime") if c["chosen"]]
+        assert [(c["chosen_by"], c["real_path"]) for c in chosen] == [(expected[0], os.path.realpath(expected[1]))]
+    # CUDA_PATH too comes after the wheels when the switch is on
+    on = validated(probe("--json", env={**env, "CUDA_PATH": str(tree["root"] / "cuda"),
+                                        "CUBIND_SEARCH_PYTHON": "1"}).stdout)
+    assert next(i for i in on["libraries"] if i["name"] == "runtime")["path"] == wheel
+
+
 def test_cuda_path_comes_before_cuda_home_and_the_ld_so_cache(tree: dict) -> None:
     runtime = CONFIG.library("runtime")
     env = {k: v for k, v in tree["env"].items() if k != "LD_LIBRARY_PATH"}
@@ -383,6 +407,51 @@ def test_a_copy_that_hangs_is_abandoned(tree: dict, tmp_path: Path) -> None:
     copy = next(c for c in out["lists"]["one"]["copies"] if c["real_path"].startswith(str(directory)))
     assert "did not answer" in copy["version_detail"]
     assert copy["version_source"] in ("file-name", "none")
+
+
+def test_each_copy_answers_with_its_own_parts(tmp_path: Path) -> None:
+    """A library whose version query answers through a part it loads with dlopen by soname
+    (libcudnn.so.9 through libcudnn_graph.so.9): two copies in two directories, of two versions, each
+    with its parts beside it (the part asked needs another, DT_NEEDED, whose name sorts after it), and
+    a third pair on LD_LIBRARY_PATH that ld.so would find first. Each copy says its own version: the
+    child loads the copy's parts from beside it first, each after the part it needs."""
+    entry = next(e for e in LOCATE if e.version.kind in ("property", "encoded"))
+    major = major_of(entry.sonames[0])
+    part, base = f"{entry.stem}_fixturepart.so.{major}", f"{entry.stem}_fixturezbase.so.{major}"
+    reader = (f"#include <dlfcn.h>\nstatic int part_minor(void) {{ void *h = dlopen(\"{part}\", RTLD_NOW); "
+              "int (*f)(void) = h ? (int (*)(void))dlsym(h, \"cubind_fixture_part_minor\") : 0; "
+              "return f ? f() : 99; }\n")
+
+    def build(directory: Path, minor: int | None, library: bool = True) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        source = directory / "part.c"
+        source.write_text(f"int cubind_fixture_base_minor(void) {{ return {minor}; }}\n")
+        subprocess.run(["cc", "-shared", "-fPIC", f"-Wl,-soname,{base}", "-o", str(directory / base), str(source)],
+                       check=True)
+        source.write_text("int cubind_fixture_base_minor(void);\n"
+                          "int cubind_fixture_part_minor(void) { return cubind_fixture_base_minor(); }\n")
+        subprocess.run(["cc", "-shared", "-fPIC", f"-Wl,-soname,{part}", "-o", str(directory / part), str(source),
+                        str(directory / base)], check=True)
+        if library:
+            source.write_text(reader + located_source(entry, "part_minor()"))
+            subprocess.run(["cc", "-shared", "-fPIC", f"-Wl,-soname,{entry.sonames[0]}", "-o",
+                            str(directory / entry.sonames[0]), str(source), "-ldl"], check=True)
+        source.unlink()
+
+    wheel, other, first = tmp_path / "venv" / SITE / entry.wheel_dirs[0], tmp_path / "other", tmp_path / "first"
+    build(wheel, 7)
+    build(other, 8)
+    build(first, 9, library=False)  # only a part, of neither copy, found first by name
+    env = clean_env(VIRTUAL_ENV=str(tmp_path / "venv"), HOME=str(tmp_path), LD_LIBRARY_PATH=f"{first}:{other}")
+    result = probe("--all", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    data = validated(result.stdout)
+    for directory, minor in ((wheel, 7), (other, 8)):
+        copy = copy_at(data, entry.name, directory / entry.sonames[0])
+        assert copy["version_source"] == "query", copy
+        assert (copy["version"]["major"], copy["version"]["minor"]) == (major, minor), copy
+        assert copy["version_detail"] == \
+            f"{entry.version.function}, asked with 2 parts loaded from beside it: {base}, {part}"
 
 
 def test_a_copy_loaded_from_elsewhere_is_listed(tree: dict, tmp_path: Path) -> None:
