@@ -85,6 +85,11 @@ class VersionQuery:
     encoding: tuple[int, ...] = ()
     # statuses of the query that mean the file is not the library (the driver's link stub)
     refuse: tuple[tuple[str, str], ...] = ()
+    # no-argument functions returning the library's status, called before the query (init) and after
+    # it (fini), looked up in the same object as the query: NVML answers nothing before nvmlInit_v2,
+    # and nvmlShutdown balances its reference count. A failing init is the query's failure.
+    init: str | None = None
+    fini: str | None = None
 
 
 @dataclass(frozen=True)
@@ -290,6 +295,8 @@ def load(path: Path = CONFIG_PATH) -> Config:
                 function=lib["version"].get("function"),
                 encoding=tuple(lib["version"].get("encoding", ())),
                 refuse=tuple(sorted(lib["version"].get("refuse", {}).items())),
+                init=lib["version"].get("init"),
+                fini=lib["version"].get("fini"),
             ),
             soname_versioned=lib.get("soname_versioned", True),
             serves_every_release=lib.get("serves_every_release", False),
@@ -375,6 +382,10 @@ def _validate(config: Config) -> None:
                               "is not file-name")
         if (query.kind == "encoded") != bool(query.encoding):
             raise ConfigError(f"library {lib.name}: an encoding goes with version kind encoded, and only with it")
+        if (query.init is not None or query.fini is not None) and query.kind == "file-name":
+            raise ConfigError(f"library {lib.name}: init and fini go with a version query, not with kind file-name")
+        if query.fini is not None and query.init is None:
+            raise ConfigError(f"library {lib.name}: a version fini balances an init: give the init too")
     seen_locate: set[str] = set(names)
     for entry in config.locate:
         if entry.name in seen_locate:

@@ -38,7 +38,8 @@
 
 /* The child's answer: one write of this size. */
 struct answer {
-    int outcome; /* 0 answered; 1 dlopen failed; 2 not exported; 3 another object's symbol; 4 the query failed */
+    int outcome; /* 0 answered; 1 dlopen failed; 2 not exported; 3 another object's symbol; 4 the query failed;
+                  * 5 the init before it failed (a bound library's version.init) */
     int version[3];
     int status;
     char text[200];
@@ -232,9 +233,10 @@ static void ask(const cubind__locatable *l, const char *path, const char *real, 
         return;
     }
     if (l->library >= 0) { /* a bound library: its generated query, with the header's own types */
-        if (cubind__version_query((cubind_library)l->library, (cubind__fnptr)(uintptr_t)symbol, a->version,
-                                  &a->status) != 0)
-            a->outcome = 4;
+        int failed = cubind__version_query((cubind_library)l->library, handle, (cubind__fnptr)(uintptr_t)symbol,
+                                           a->version, &a->status);
+        if (failed != 0)
+            a->outcome = failed == -2 ? 5 : 4;
         return;
     }
     switch (l->version_kind) {
@@ -379,7 +381,9 @@ const char *cubind__copy_version(const cubind__locatable *l, const char *path, c
                 break;
             default:
                 name = l->library >= 0 ? cubind_status_name((cubind_library)l->library, a.status) : NULL;
-                cubind__strbuf_printf(detail, "%s failed with %s (%d)", l->version_function,
+                cubind__strbuf_printf(detail, "%s failed with %s (%d)",
+                                      a.outcome == 5 ? cubind__libraries[l->library].version_init_name
+                                                     : l->version_function,
                                       name != NULL ? name : "status", a.status);
             }
             said_of_parts(&a, detail);

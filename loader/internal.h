@@ -124,6 +124,7 @@ typedef struct cubind__library_desc {
     char sonames[CUBIND__SONAMES_MAX][CUBIND__SONAME_SIZE]; /* newest first */
     size_t soname_count;
     char version_query_name[CUBIND__QUERY_NAME_SIZE]; /* "cublasGetProperty", or "": read the file name */
+    char version_init_name[CUBIND__QUERY_NAME_SIZE]; /* called before the query ("nvmlInit_v2"), or "" */
     int refused_statuses[CUBIND__REFUSED_MAX]; /* statuses of the version query that mean "not this library" */
     char refusal_reasons[CUBIND__REFUSED_MAX][CUBIND__REASON_SIZE]; /* what such a file is, one per status */
     size_t refused_count;
@@ -157,9 +158,11 @@ cubind__slot *cubind__slots(cubind_library library);
 cubind__offset *cubind__offsets(cubind_library library);
 
 /* Ask a loaded library its version through its own query function (`query`, resolved from
- * `version_query_name`, which is not ""). Returns 0 and fills version[0..2], or -1 with the
- * failing native status in *status. */
-int cubind__version_query(cubind_library library, cubind__fnptr query, int version[3], int *status);
+ * `version_query_name`, which is not "", in `handle`). A library with a `version_init_name` has
+ * that function called first and its fini (libraries.toml: version.fini) after, both looked up in
+ * `handle` (never a global lookup). Returns 0 and fills version[0..2]; -1 with the query's failing
+ * native status in *status; -2 with the init's (or status_missing_symbol when `handle` lacks it). */
+int cubind__version_query(cubind_library library, void *handle, cubind__fnptr query, int version[3], int *status);
 
 /* The slow path: load the library, resolve the symbol (cached in its slot, or in its tracing
  * slot while tracing; not tracing, also as its offset from `slow`, the wrapper's slow path).

@@ -11,6 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *cubind__version_failed_name(const cubind__library_desc *d, int failed)
+{
+    return failed == -2 && d->version_init_name[0] != '\0' ? d->version_init_name : d->version_query_name;
+}
+
 int cubind__refused(const cubind__library_desc *d, void *handle, cubind__strbuf *why, cubind__version_answer *answer)
 {
     void *address;
@@ -27,13 +32,13 @@ int cubind__refused(const cubind__library_desc *d, void *handle, cubind__strbuf 
     answer->address = address;
     answer->status = 0;
     answer->version[0] = answer->version[1] = answer->version[2] = -1;
-    answer->failed = cubind__version_query(d->library, query, answer->version, &answer->status) != 0;
+    answer->failed = cubind__version_query(d->library, handle, query, answer->version, &answer->status);
     if (!answer->failed)
         return 0;
     for (i = 0; i < d->refused_count; ++i) {
         if (answer->status == d->refused_statuses[i]) {
             const char *name = cubind_status_name(d->library, answer->status);
-            cubind__strbuf_printf(why, ": refused, %s answers %s (%d): %s", d->version_query_name,
+            cubind__strbuf_printf(why, ": refused, %s answers %s (%d): %s", cubind__version_failed_name(d, answer->failed),
                                   name != NULL ? name : "a status", answer->status, d->refusal_reasons[i]);
             answer->handle = NULL;
             dlclose(handle);
@@ -115,7 +120,7 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, co
             cubind__fnptr query = cubind__own_symbol(out, d->version_query_name);
             exported = query != NULL;
             if (exported)
-                failed = cubind__version_query(d->library, query, version, &status) != 0;
+                failed = cubind__version_query(d->library, out->handle, query, version, &status);
         }
         if (exported && !failed) {
             memcpy(out->version, version, sizeof version);
@@ -133,7 +138,7 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, co
             if (!exported)
                 cubind__strbuf_printf(&text, " (%s is not exported)", d->version_query_name);
             else
-                cubind__strbuf_printf(&text, " (%s failed with %s (%d))", d->version_query_name,
+                cubind__strbuf_printf(&text, " (%s failed with %s (%d))", cubind__version_failed_name(d, failed),
                                       name != NULL ? name : "an unknown status", status);
             if (n == 0)
                 cubind__strbuf_printf(&text, ": version unknown");

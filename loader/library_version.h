@@ -15,8 +15,11 @@
 typedef struct cubind__version_answer {
     void *handle; /* the handle the query was asked of; NULL when not asked */
     void *address; /* the query's address */
-    int failed, status, version[3];
+    int failed, status, version[3]; /* failed: as cubind__version_query returns (-2: the init failed) */
 } cubind__version_answer;
+
+/* The function a failed version query names: the init when it failed (`failed` -2), else the query. */
+const char *cubind__version_failed_name(const cubind__library_desc *desc, int failed);
 
 /* 1 (after saying why in `why` and closing `handle`) when the file answers its version query with
  * a status that says it is not the library: the driver's link-time stub answers

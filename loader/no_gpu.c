@@ -40,26 +40,59 @@ static int read_small(const char *path, char *out, size_t size)
     return 1;
 }
 
+/* A release: digits '.' digits, optionally '.' digits, and nothing else ("580.159.04", "535.54.03"). */
+static int is_release(const char *p, size_t n)
+{
+    size_t i = 0;
+    int parts = 0;
+    while (parts < 3) {
+        size_t start = i;
+        while (i < n && isdigit((unsigned char)p[i]))
+            ++i;
+        if (i == start)
+            return 0;
+        ++parts;
+        if (i == n)
+            return parts >= 2;
+        if (p[i] != '.')
+            return 0;
+        ++i;
+    }
+    return 0;
+}
+
+int cubind__driver_release_in(const char *text, char *out, size_t size)
+{
+    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.54.03  Tue Jun  6 ...",
+     * "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...": the
+     * first whitespace-separated token of the first line that is a release, as text ("04" stays) */
+    const char *p = text;
+    if (size == 0)
+        return 0;
+    while (*p != '\0' && *p != '\n') {
+        size_t n = 0;
+        while (*p == ' ' || *p == '\t')
+            ++p;
+        while (p[n] != '\0' && p[n] != '\n' && p[n] != ' ' && p[n] != '\t')
+            ++n;
+        if (n > 0 && is_release(p, n)) {
+            if (n + 1 > size)
+                return 0;
+            memcpy(out, p, n);
+            out[n] = '\0';
+            return 1;
+        }
+        p += n;
+    }
+    return 0;
+}
+
 int cubind__kernel_driver_release(char *out, size_t size)
 {
-    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." (or "... Open Kernel Module for x86_64  580...") */
     char text[512];
-    const char *p;
-    size_t n = 0;
     if (size == 0 || !read_small(PROC_DRIVER "/version", text, sizeof text))
         return 0;
-    p = strstr(text, "Kernel Module");
-    if (p == NULL)
-        return 0;
-    while (*p != '\0' && *p != '\n' && !isdigit((unsigned char)*p))
-        ++p;
-    while ((isdigit((unsigned char)p[n]) || p[n] == '.') && n + 1 < size)
-        ++n;
-    if (n == 0)
-        return 0;
-    memcpy(out, p, n);
-    out[n] = '\0';
-    return 1;
+    return cubind__driver_release_in(text, out, size);
 }
 
 /* GPUs the kernel module knows (the folders of /proc/driver/nvidia/gpus), and whether a GPU's UUID

@@ -40,4 +40,9 @@ void cubind__no_gpu_publish(const char *text);
  * `out`; 0 when there is none (no module loaded), 1 when found. */
 int cubind__kernel_driver_release(char *out, size_t size);
 
+/* The release in `text`, the kernel module's version line: its first whitespace-separated token of
+ * digits '.' digits, optionally '.' digits ("580.159.04", never the "86" of "x86_64"), copied as
+ * text into `out`; 0 when the first line has none or it does not fit in `size`. */
+int cubind__driver_release_in(const char *text, char *out, size_t size);
+
 #endif /* CUBIND_LOADER_NO_GPU_H */

@@ -9,6 +9,7 @@
  * CUBIND_TEST_MOCK_DIR (the mocks), CUBIND_TEST_RELEASE_MOCK_DIR (the mocks of CUDA 12.4).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -215,11 +216,44 @@ static void test_no_gpu_visible(void **state)
     in_child(no_gpu_visible);
 }
 
+/* NVML answers its version query only after nvmlInit_v2, as the real one does (driver 580.159.04):
+ * the version is the query's, 13.0 from 13000 (two parts), and nvmlShutdown balances the init. */
+static void nvml_version_after_init(void)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    void *nvml;
+    int (*init_calls)(void), (*init_count)(void);
+    path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "nvml/libnvidia-ml.so.1");
+    CHECK(cubind_load(CUBIND_LIB_NVML) == CUBIND_OK);
+    CHECK(cubind_library_info(CUBIND_LIB_NVML, &info) == CUBIND_OK);
+    CHECK(info.version_origin == CUBIND_VERSION_ORIGIN_QUERY);
+    CHECK(info.version_detail != NULL && strcmp(info.version_detail, "nvmlSystemGetCudaDriverVersion") == 0);
+    CHECK(info.version_major == 13 && info.version_minor == 0 && info.version_patch == -1);
+    CHECK(info.version_text != NULL && strcmp(info.version_text, "13.0") == 0);
+    nvml = dlopen(info.path, RTLD_NOW | RTLD_NOLOAD);
+    CHECK(nvml != NULL);
+    *(void **)&init_calls = dlsym(nvml, "fake_nvml_init_calls");
+    *(void **)&init_count = dlsym(nvml, "fake_nvml_init_count");
+    CHECK(init_calls != NULL && init_count != NULL);
+    CHECK(init_calls() == 1); /* asked once, while discovery accepted the file */
+    CHECK(init_count() == 0);  /* and shut down after */
+    dlclose(nvml);
+}
+
+static void test_nvml_version_after_init(void **state)
+{
+    (void)state;
+    in_child(nvml_version_after_init);
+}
+
+/* The toolkit's stub answers nvmlInit_v2 NVML_ERROR_LIBRARY_NOT_FOUND: refused, the init named. */
 static void stub_nvml(void)
 {
     path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "stub/libnvidia-ml.so");
     CHECK(cubind_load(CUBIND_LIB_NVML) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
     CHECK(strstr(cubind_last_error()->message, "the link-time stub of NVML") != NULL);
+    CHECK(strstr(cubind_last_error()->message, "refused, nvmlInit_v2 answers NVML_ERROR_LIBRARY_NOT_FOUND (12)") !=
+          NULL);
 }
 
 static void test_stub_nvml_refused(void **state)
@@ -294,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_nvml_first),     cmocka_unit_test(test_driver_only),
         cmocka_unit_test(test_no_driver),      cmocka_unit_test(test_kernel_module),
         cmocka_unit_test(test_no_gpu_visible), cmocka_unit_test(test_stub_nvml_refused),
+        cmocka_unit_test(test_nvml_version_after_init),
         cmocka_unit_test(test_mixed_releases), cmocka_unit_test(test_new_driver),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
  * Do not edit: change generator/ or templates/ and regenerate with
  *     make generate
  */
+#include <dlfcn.h>
 #include <string.h>
 
 #include "cubind/cubind.h"
@@ -231,8 +232,35 @@ static int nvml_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
-int cubind__version_query(cubind_library library, cubind__fnptr query, int version[3], int *status)
+/* nvmlInit_v2 first, nvmlShutdown after: looked up in the object the query came from (`handle`) */
+static int nvml_version_init(void *handle, cubind__fnptr symbol, int version[3], int *status)
 {
+    typedef nvmlReturn_t (*status_fn)(void);
+    void *address;
+    status_fn init;
+    nvmlReturn_t result;
+    int failed;
+    if (handle == NULL || (address = dlsym(handle, "nvmlInit_v2")) == NULL) {
+        *status = (int)NVML_ERROR_FUNCTION_NOT_FOUND;
+        return -2;
+    }
+    memcpy(&init, &address, sizeof init);
+    if ((result = init()) != NVML_SUCCESS) {
+        *status = (int)result;
+        return -2;
+    }
+    failed = nvml_version(symbol, version, status);
+    if ((address = dlsym(handle, "nvmlShutdown")) != NULL) { /* balances nvmlInit_v2; its answer changes nothing */
+        status_fn fini;
+        memcpy(&fini, &address, sizeof fini);
+        (void)fini();
+    }
+    return failed;
+}
+
+int cubind__version_query(cubind_library library, void *handle, cubind__fnptr query, int version[3], int *status)
+{
+    (void)handle; /* used by a library with a version init only */
     switch (library) {
     case CUBIND_LIB_CUBLAS:
         return cublas_version(query, version, status);
@@ -259,7 +287,7 @@ int cubind__version_query(cubind_library library, cubind__fnptr query, int versi
     case CUBIND_LIB_CUDNN:
         return cudnn_version(query, version, status);
     case CUBIND_LIB_NVML:
-        return nvml_version(query, version, status);
+        return nvml_version_init(handle, query, version, status);
     default:
         return -1;
     }
@@ -670,6 +698,7 @@ _Static_assert(sizeof "cudnn" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUDNN_PATH"
 _Static_assert(sizeof "nvml" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVML_PATH" <= CUBIND__ENV_VAR_SIZE &&
                1 <= CUBIND__SONAMES_MAX && sizeof "libnvidia-ml.so.1" <= CUBIND__SONAME_SIZE &&
                sizeof "nvmlSystemGetCudaDriverVersion" <= CUBIND__QUERY_NAME_SIZE &&
+               sizeof "nvmlInit_v2" <= CUBIND__QUERY_NAME_SIZE &&
                1 <= CUBIND__REFUSED_MAX && sizeof "the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml" <= CUBIND__REASON_SIZE,
                "libnvml: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 
@@ -882,6 +911,7 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .sonames = {"libnvidia-ml.so.1"},
         .soname_count = 1,
         .version_query_name = "nvmlSystemGetCudaDriverVersion",
+        .version_init_name = "nvmlInit_v2",
         .refused_statuses = {NVML_ERROR_LIBRARY_NOT_FOUND},
         .refusal_reasons = {"the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml"},
         .refused_count = 1,

@@ -70,3 +70,30 @@ def test_an_informational_status_must_be_a_constant_of_the_status_enum() -> None
         {"name": "FX_STATUS_NOT_READY", "value": 5, "reason": "the work queried has not completed yet"}]
     with pytest.raises(ValueError, match="FX_STATUS_NOT_READY is not a constant of fxStatus_t"):
         model._informational(library, status[:1])
+
+
+def _fixture_with_version(tmp_path: Path, table: str) -> Path:
+    text = FIXTURE.read_text()
+    start = text.index('version = { kind = "property"')
+    end = text.index("\n", start)
+    path = tmp_path / "version.toml"
+    path.write_text(text[:start] + f"version = {table}" + text[end:])
+    return path
+
+
+def test_a_version_init_and_fini_are_read(tmp_path: Path) -> None:
+    query = config.load(_fixture_with_version(
+        tmp_path, '{ kind = "property", function = "fxGetProperty", init = "fxInit", fini = "fxShutdown" }')
+    ).library("fixture").version
+    assert (query.init, query.fini) == ("fxInit", "fxShutdown")
+    nvml = config.load().library("nvml").version
+    assert (nvml.init, nvml.fini) == ("nvmlInit_v2", "nvmlShutdown")
+
+
+@pytest.mark.parametrize("table, message", [
+    ('{ kind = "file-name", init = "fxInit" }', "init and fini go with a version query"),
+    ('{ kind = "property", function = "fxGetProperty", fini = "fxShutdown" }', "a version fini balances an init"),
+])
+def test_a_version_init_needs_a_query_and_a_fini_an_init(tmp_path: Path, table: str, message: str) -> None:
+    with pytest.raises(config.ConfigError, match=message):
+        config.load(_fixture_with_version(tmp_path, table))

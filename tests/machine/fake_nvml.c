@@ -1,7 +1,11 @@
 /*
  * tests/machine/fake_nvml.c - a stand-in for the driver's libnvidia-ml.so.1 (soname
  * libnvidia-ml.so.1) for tests/test_machine.c: a driver release and one GPU, as NVML would answer
- * them; FAKE_DRIVER_RELEASE (default 580.159.04) and FAKE_GPU_COUNT (default 1) change them.
+ * them; FAKE_DRIVER_RELEASE (default 580.159.04) and FAKE_GPU_COUNT (default 1) change them. As the
+ * real one (driver 580.159.04), nvmlSystemGetCudaDriverVersion answers NVML_ERROR_UNINITIALIZED
+ * until nvmlInit_v2 (or nvmlInitWithFlags) was called; nvmlShutdown undoes one init, and
+ * fake_nvml_init_calls / fake_nvml_init_count tell the tests how many inits were made and how many
+ * are still in force.
  * Built with -DFAKE_STUB it is the toolkit's link-time stub instead: every call answers
  * NVML_ERROR_LIBRARY_NOT_FOUND (12), which cubind must refuse.
  */
@@ -9,7 +13,7 @@
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
-enum { OK = 0, NOT_FOUND = 12, INVALID = 2 };
+enum { OK = 0, UNINITIALIZED = 1, NOT_FOUND = 12, INVALID = 2 };
 
 #ifdef FAKE_STUB
 EXPORT int nvmlSystemGetCudaDriverVersion(int *version)
@@ -38,19 +42,48 @@ static int copy(char *out, unsigned length, const char *text)
     return OK;
 }
 
+static int inits, init_calls;
+
+EXPORT int fake_nvml_init_calls(void)
+{
+    return init_calls;
+}
+EXPORT int fake_nvml_init_count(void)
+{
+    return inits;
+}
 EXPORT int nvmlSystemGetCudaDriverVersion(int *version)
 {
+    if (inits == 0)
+        return UNINITIALIZED;
     *version = 13000;
     return OK;
 }
 EXPORT int nvmlSystemGetCudaDriverVersion_v2(int *version)
 {
+    if (inits == 0)
+        return UNINITIALIZED;
     *version = 13000;
+    return OK;
+}
+EXPORT int nvmlInit_v2(void)
+{
+    ++inits;
+    ++init_calls;
     return OK;
 }
 EXPORT int nvmlInitWithFlags(unsigned flags)
 {
     (void)flags;
+    ++inits;
+    ++init_calls;
+    return OK;
+}
+EXPORT int nvmlShutdown(void)
+{
+    if (inits == 0)
+        return UNINITIALIZED;
+    --inits;
     return OK;
 }
 EXPORT int nvmlSystemGetDriverVersion(char *out, unsigned length)
