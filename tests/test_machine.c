@@ -246,13 +246,13 @@ static void test_nvml_version_after_init(void **state)
     in_child(nvml_version_after_init);
 }
 
-/* The toolkit's stub answers nvmlInit_v2 NVML_ERROR_LIBRARY_NOT_FOUND: refused, the init named. */
+/* The toolkit's stub answers nvmlInit_v2 NVML_ERROR_DRIVER_NOT_LOADED: refused, the init named. */
 static void stub_nvml(void)
 {
     path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "stub/libnvidia-ml.so");
     CHECK(cubind_load(CUBIND_LIB_NVML) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
     CHECK(strstr(cubind_last_error()->message, "the link-time stub of NVML") != NULL);
-    CHECK(strstr(cubind_last_error()->message, "refused, nvmlInit_v2 answers NVML_ERROR_LIBRARY_NOT_FOUND (12)") !=
+    CHECK(strstr(cubind_last_error()->message, "refused, nvmlInit_v2 answers NVML_ERROR_DRIVER_NOT_LOADED (9)") !=
           NULL);
 }
 

@@ -155,9 +155,13 @@ static void test_versions_match_file_names_and_headers(void **state)
         n_header = parse_version(t->header_version, header);
         if (!in_toolkit(info.real_path))
             n_header = 1;
+        /* A library that comes with the driver (its soname's number is no version: libcuda,
+         * libnvidia-ml) answers the CUDA level the driver supports, whatever the headers' release. */
+        if (!t->soname_versioned)
+            n_header = 0;
         for (i = 0; i < n_header && version[i] >= 0; ++i)
             assert_int_equal(version[i], header[i]);
-        assert_true(i >= 1);
+        assert_true(i >= 1 || n_header == 0);
     }
 }
 

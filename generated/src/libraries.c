@@ -699,7 +699,7 @@ _Static_assert(sizeof "nvml" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVML_PATH" <
                1 <= CUBIND__SONAMES_MAX && sizeof "libnvidia-ml.so.1" <= CUBIND__SONAME_SIZE &&
                sizeof "nvmlSystemGetCudaDriverVersion" <= CUBIND__QUERY_NAME_SIZE &&
                sizeof "nvmlInit_v2" <= CUBIND__QUERY_NAME_SIZE &&
-               1 <= CUBIND__REFUSED_MAX && sizeof "the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml" <= CUBIND__REASON_SIZE,
+               2 <= CUBIND__REFUSED_MAX && sizeof "the link-time stub of NVML (lib64/stubs), or a libnvidia-ml whose driver is not loaded" <= CUBIND__REASON_SIZE && sizeof "the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml" <= CUBIND__REASON_SIZE,
                "libnvml: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 
 _Static_assert(CUBIND_LIBRARY_COUNT <= 64, "cubind__library_desc.coupled holds a bit per library");
@@ -912,9 +912,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .soname_count = 1,
         .version_query_name = "nvmlSystemGetCudaDriverVersion",
         .version_init_name = "nvmlInit_v2",
-        .refused_statuses = {NVML_ERROR_LIBRARY_NOT_FOUND},
-        .refusal_reasons = {"the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml"},
-        .refused_count = 1,
+        .refused_statuses = {NVML_ERROR_DRIVER_NOT_LOADED, NVML_ERROR_LIBRARY_NOT_FOUND},
+        .refusal_reasons = {"the link-time stub of NVML (lib64/stubs), or a libnvidia-ml whose driver is not loaded", "the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml"},
+        .refused_count = 2,
         .coupled = 0,
         .serves_every_release = 0,
         .abi_version = 13000,

@@ -6,24 +6,34 @@
  * until nvmlInit_v2 (or nvmlInitWithFlags) was called; nvmlShutdown undoes one init, and
  * fake_nvml_init_calls / fake_nvml_init_count tell the tests how many inits were made and how many
  * are still in force.
- * Built with -DFAKE_STUB it is the toolkit's link-time stub instead: every call answers
- * NVML_ERROR_LIBRARY_NOT_FOUND (12), which cubind must refuse.
+ * Built with -DFAKE_STUB it is the toolkit's link-time stub instead, as the real one behaves
+ * (lib64/stubs/libnvidia-ml.so, seen on driver 580.159.04): nvmlInit_v2 answers
+ * NVML_ERROR_DRIVER_NOT_LOADED (9), every other call NVML_ERROR_UNINITIALIZED (1), and each call
+ * prints a warning to standard output. cubind must refuse it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
-enum { OK = 0, UNINITIALIZED = 1, NOT_FOUND = 12, INVALID = 2 };
+enum { OK = 0, UNINITIALIZED = 1, NOT_FOUND = 12, INVALID = 2, DRIVER_NOT_LOADED = 9 };
 
 #ifdef FAKE_STUB
+static void warn(void)
+{
+    printf("\nWARNING:\n\nYou should always run with libnvidia-ml.so that is installed with your\n"
+           "NVIDIA Display Driver. (a stand-in of the toolkit's stub)\n");
+}
 EXPORT int nvmlSystemGetCudaDriverVersion(int *version)
 {
     (void)version;
-    return NOT_FOUND;
+    warn();
+    return UNINITIALIZED;
 }
 EXPORT int nvmlInit_v2(void)
 {
-    return NOT_FOUND;
+    warn();
+    return DRIVER_NOT_LOADED;
 }
 #else
 static int device_token;
