@@ -46,6 +46,8 @@ ALL_CFLAGS := $(WARNINGS) $(CFLAGS) $(SAN_FLAGS)
 LDFLAGS_SAN := $(SAN_FLAGS)
 INCLUDES = $(if $(TREE_PREFIX),,-Iinclude) -I$(GENERATED)/include
 
+# Set by the build.mk of a tree generated with a prefix (below); empty for any other tree.
+CUBIND_PREFIX ?=
 include $(GENERATED)/build.mk
 
 # A tree generated with a prefix (make generate API_PREFIX=mylib: CUBIND_PREFIX in its build.mk)
