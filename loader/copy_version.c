@@ -11,6 +11,11 @@
  * matches a soname against the objects already loaded before it searches, where it would find
  * another copy's parts (through the ld.so cache, LD_LIBRARY_PATH), and the copy would answer with
  * their version. Setting LD_LIBRARY_PATH in the child would not do: ld.so reads it once, at start.
+ * The child loads everything in a namespace of its own (dlmopen, LM_ID_NEWLM): a fork inherits
+ * what the parent has loaded (the probe loads every library it binds), and in the parent's
+ * namespace a part of the same soname already there would answer instead of the copy's own (the
+ * system's cuDNN 9.14 for the wheel's 9.19, seen on a GPU machine). Objects a library loads with
+ * dlopen go to the namespace of the library that asks, so its parts are found in the child's.
  * Layer 3: calls elf_check (2), file_open (1), strbuf (1), the generated tables
  * (cubind__version_query, cubind_status_name) and libc.
  */
@@ -130,6 +135,20 @@ static int waits(const struct part *p, const struct part *parts, size_t count)
     return 0;
 }
 
+/* The child's own namespace (see the top of this file): made by the first object loaded. */
+static Lmid_t space = LM_ID_NEWLM;
+
+static void *load(const char *file, int flags)
+{
+    void *handle;
+    if (space == LM_ID_NEWLM && (flags & RTLD_NOLOAD))
+        return NULL; /* nothing is loaded in a namespace not made yet */
+    handle = dlmopen(space, file, flags);
+    if (handle != NULL && space == LM_ID_NEWLM && dlinfo(handle, RTLD_DI_LMID, &space) != 0)
+        space = LM_ID_NEWLM;
+    return handle;
+}
+
 /* In the child, before the copy at `real`: its parts from its directory (the file comment says why). */
 static void load_parts(const cubind__locatable *l, const char *real, struct answer *a)
 {
@@ -177,7 +196,7 @@ static void load_parts(const cubind__locatable *l, const char *real, struct answ
                 parts[i].tried = 1;
                 --left;
                 snprintf(file, sizeof file, "%s/%s", dir, parts[i].name);
-                if ((parts[i].handle = dlopen(file, RTLD_LAZY | RTLD_LOCAL)) != NULL) {
+                if ((parts[i].handle = load(file, RTLD_LAZY | RTLD_LOCAL)) != NULL) {
                     ++a->parts;
                     append(a->names, sizeof a->names, parts[i].name);
                 } else {
@@ -194,7 +213,7 @@ static void load_parts(const cubind__locatable *l, const char *real, struct answ
     }
     /* a part of the same soname already loaded before (inherited from the parent) is found first */
     for (i = 0; i < count; ++i) {
-        void *first = parts[i].handle != NULL ? dlopen(parts[i].name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+        void *first = parts[i].handle != NULL ? load(parts[i].name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
         struct link_map *map = NULL;
         if (first != NULL && first != parts[i].handle && dlinfo(first, RTLD_DI_LINKMAP, &map) == 0 && map != NULL) {
             snprintf(file, sizeof file, "%s already loaded from %s answers for it", parts[i].name,
@@ -215,7 +234,7 @@ static void ask(const cubind__locatable *l, const char *path, const char *real, 
     void *handle, *symbol;
     int i;
     load_parts(l, real, a);
-    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    handle = load(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         a->outcome = 1;
         copy_text(a, dlerror());

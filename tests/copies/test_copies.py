@@ -409,12 +409,15 @@ def test_a_copy_that_hangs_is_abandoned(tree: dict, tmp_path: Path) -> None:
     assert copy["version_source"] in ("file-name", "none")
 
 
-def test_each_copy_answers_with_its_own_parts(tmp_path: Path) -> None:
+@pytest.mark.parametrize("preloaded", [False, True])
+def test_each_copy_answers_with_its_own_parts(tmp_path: Path, preloaded: bool) -> None:
     """A library whose version query answers through a part it loads with dlopen by soname
     (libcudnn.so.9 through libcudnn_graph.so.9): two copies in two directories, of two versions, each
     with its parts beside it (the part asked needs another, DT_NEEDED, whose name sorts after it), and
     a third pair on LD_LIBRARY_PATH that ld.so would find first. Each copy says its own version: the
-    child loads the copy's parts from beside it first, each after the part it needs."""
+    child loads the copy's parts from beside it first, each after the part it needs. `preloaded`: the
+    probe itself has the third pair loaded (as it has the cuDNN it loads for its report; the child
+    inherits it), which must not answer for either copy: the child loads in a namespace of its own."""
     entry = next(e for e in LOCATE if e.version.kind in ("property", "encoded"))
     major = major_of(entry.sonames[0])
     part, base = f"{entry.stem}_fixturepart.so.{major}", f"{entry.stem}_fixturezbase.so.{major}"
@@ -443,6 +446,8 @@ def test_each_copy_answers_with_its_own_parts(tmp_path: Path) -> None:
     build(other, 8)
     build(first, 9, library=False)  # only a part, of neither copy, found first by name
     env = clean_env(VIRTUAL_ENV=str(tmp_path / "venv"), HOME=str(tmp_path), LD_LIBRARY_PATH=f"{first}:{other}")
+    if preloaded:
+        env["LD_PRELOAD"] = f"{first / base}:{first / part}"
     result = probe("--all", "--json", env=env)
     assert result.returncode == 0, result.stderr
     data = validated(result.stdout)
