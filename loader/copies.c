@@ -5,7 +5,7 @@
  * path, whatever the names it was found by; each copy's ELF header and DT_SONAME are read through
  * a descriptor opened without waiting (file_open), its version is asked in a child process
  * (copy_version), and the copy cubind takes is told by cubind_library_info. Layer 9: calls info
- * (8), library (7), copy_version (3), releases (3), places (2), ld_cache (2), elf_check (2),
+ * (8), library (7), search_path (5: the system directories, a CUDA root's), copy_version (3), releases (3), places (2), ld_cache (2), elf_check (2),
  * error (2), file_open (1), environment (1) and strbuf (1).
  */
 #define _GNU_SOURCE
@@ -31,22 +31,7 @@
 #include "library.h"
 #include "places.h"
 #include "releases.h"
-
-#if defined(__x86_64__)
-#define TARGET_DIR "targets/x86_64-linux/lib"
-#elif defined(__aarch64__)
-#define TARGET_DIR "targets/sbsa-linux/lib"
-#else
-#define TARGET_DIR "lib"
-#endif
-
-static const char system_dirs[][32] = {
-#if defined(__x86_64__)
-    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
-#elif defined(__aarch64__)
-    "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64",
-#endif
-    "/lib", "/usr/lib"};
+#include "search_path.h"
 
 struct copy {
     size_t library, order; /* index in cubind__locatables; the order found */
@@ -196,13 +181,13 @@ static void scan_dir(struct cubind_copies *list, const char *place, const char *
 /* A CUDA root: lib64, lib, targets/<arch>/lib, and the directories the libraries name (nvvm/lib64). */
 static void scan_root(struct cubind_copies *list, const char *place, const char *root)
 {
-    static const char subdirs[][32] = {"lib64", "lib", TARGET_DIR};
+    const char *subdir;
     char dir[PATH_MAX];
     size_t i;
     if (root == NULL || root[0] != '/')
         return;
-    for (i = 0; i < sizeof subdirs / sizeof subdirs[0]; ++i)
-        if ((size_t)snprintf(dir, sizeof dir, "%s/%s", root, subdirs[i]) < sizeof dir)
+    for (i = 0; (subdir = cubind__root_subdir(i)) != NULL; ++i)
+        if ((size_t)snprintf(dir, sizeof dir, "%s/%s", root, subdir) < sizeof dir)
             scan_dir(list, place, dir, SIZE_MAX);
     for (i = 0; i < cubind__locatable_count; ++i)
         if (cubind__locatables[i].root_dir_count > 0 && wanted(list, i) &&
@@ -265,8 +250,8 @@ static void scan_places(struct cubind_copies *list, const char *cuda_path)
             cubind__ld_cache_each(&cache, cubind__locatables[i].stem, cache_entry, &walk);
         }
     cubind__ld_cache_close(&cache);
-    for (i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; ++i)
-        scan_dir(list, "system directory", system_dirs[i], SIZE_MAX);
+    for (i = 0; cubind__system_dir(i) != NULL; ++i)
+        scan_dir(list, "system directory", cubind__system_dir(i), SIZE_MAX);
     scan_root(list, "/usr/local/cuda", "/usr/local/cuda");
     if (glob("/usr/local/cuda-*", GLOB_ONLYDIR, NULL, &roots) == 0) {
         for (i = 0; i < roots.gl_pathc; ++i)
@@ -355,8 +340,8 @@ static void mark_chosen(struct cubind_copies *list, size_t library, int load)
             if (c == NULL && cubind__ld_cache_lookup(&cache, l->sonames[j], path, sizeof path) != NULL &&
                 (c = copy_of(list, library, realpath(path, real))) != NULL)
                 by = "ld.so cache";
-            for (i = 0; i < sizeof system_dirs / sizeof system_dirs[0] && c == NULL; ++i)
-                if ((size_t)snprintf(path, sizeof path, "%s/%s", system_dirs[i], l->sonames[j]) < sizeof path &&
+            for (i = 0; cubind__system_dir(i) != NULL && c == NULL; ++i)
+                if ((size_t)snprintf(path, sizeof path, "%s/%s", cubind__system_dir(i), l->sonames[j]) < sizeof path &&
                     (c = copy_of(list, library, realpath(path, real))) != NULL)
                     by = "system directory";
             if (c != NULL) {

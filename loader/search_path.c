@@ -59,21 +59,31 @@ static const char *join_path(char *buffer, size_t size, cubind__strbuf *spill, c
     return buffer;
 }
 
+const char *cubind__system_dir(size_t index)
+{
+    return index < sizeof system_dirs / sizeof system_dirs[0] ? system_dirs[index] : NULL;
+}
+
+const char *cubind__root_subdir(size_t index)
+{
+    static const char common[][8] = {"lib64", "lib"};
+    if (index < sizeof common / sizeof common[0])
+        return common[index];
+    index -= sizeof common / sizeof common[0];
+    return index < sizeof target_dirs / sizeof target_dirs[0] ? target_dirs[index] : NULL;
+}
+
 void *cubind__try_root(const cubind__library_desc *d, const char *root, cubind__strbuf *why, cubind__found *found)
 {
-    const char *subdirs[2 + sizeof target_dirs / sizeof target_dirs[0]];
-    size_t nsub = 0, i, j, absent = 0;
-    subdirs[nsub++] = "lib64";
-    subdirs[nsub++] = "lib";
-    for (i = 0; i < sizeof target_dirs / sizeof target_dirs[0]; ++i)
-        subdirs[nsub++] = target_dirs[i];
-    for (i = 0; i < nsub; ++i) {
+    const char *subdir;
+    size_t i, j, absent = 0;
+    for (i = 0; (subdir = cubind__root_subdir(i)) != NULL; ++i) {
         for (j = 0; j < d->soname_count; ++j) {
             cubind__strbuf spill = {0};
             char buffer[PATH_MAX];
             struct stat st;
             void *handle;
-            const char *path = join_path(buffer, sizeof buffer, &spill, root, subdirs[i], d->sonames[j]);
+            const char *path = join_path(buffer, sizeof buffer, &spill, root, subdir, d->sonames[j]);
             if (lstat(path, &st) != 0 && errno == ENOENT) {
                 cubind__strbuf_free(&spill);
                 absent++; /* absent files are listed together below */
@@ -89,12 +99,12 @@ void *cubind__try_root(const cubind__library_desc *d, const char *root, cubind__
         cubind__strbuf_printf(why, "; ");
         cubind__strbuf_escaped(why, root);
         cubind__strbuf_printf(why, "/{");
-        for (i = 0; i < nsub; ++i)
-            cubind__strbuf_printf(why, "%s%s", i ? "," : "", subdirs[i]);
+        for (i = 0; (subdir = cubind__root_subdir(i)) != NULL; ++i)
+            cubind__strbuf_printf(why, "%s%s", i ? "," : "", subdir);
         cubind__strbuf_printf(why, "}/{");
         for (j = 0; j < d->soname_count; ++j)
             cubind__strbuf_printf(why, "%s%s", j ? "," : "", d->sonames[j]);
-        cubind__strbuf_printf(why, "}: %s", absent == nsub * d->soname_count ? "none present" : "the others absent");
+        cubind__strbuf_printf(why, "}: %s", absent == i * d->soname_count ? "none present" : "the others absent");
     }
     return NULL;
 }

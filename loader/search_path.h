@@ -26,6 +26,15 @@ void *cubind__system_search(const cubind__library_desc *desc, void *self, int pa
  * are listed together in `why`, refused ones one by one. */
 void *cubind__try_wheels(const cubind__library_desc *desc, cubind__strbuf *why, cubind__found *found);
 
+/* The system's library directories, in the order the dynamic loader searches them after its cache
+ * (/lib/<triplet>, /usr/lib/<triplet>, /lib64, /usr/lib64, /lib, /usr/lib): the `index`th, or NULL
+ * past the last. */
+const char *cubind__system_dir(size_t index);
+
+/* The library directories of a CUDA root, in the order searched (lib64, lib, targets/<arch>/lib):
+ * the `index`th, or NULL past the last. */
+const char *cubind__root_subdir(size_t index);
+
 /* A CUDA root (steps 6 and 8) for one absolute `root`: root/{lib64,lib,targets/<arch>/lib}/<soname>, newest soname
  * first in each. Absent files are listed together in `why`, refused ones one by one. */
 void *cubind__try_root(const cubind__library_desc *desc, const char *root, cubind__strbuf *why, cubind__found *found);
