@@ -74,8 +74,10 @@ def embedding_program(work: Path, tree: Path, trace: bool) -> Path:
     amalgamation = work / "amalgamation"
     run([sys.executable, "-m", "generator", "amalgamate", "--tree", str(tree), "--out", str(amalgamation)])
     program = work / ("embed_cufft" + ("" if trace else "-no-trace"))
+    # as docs/embedding.md tells a vendoring project: what the program does not call is dropped
     run([os.environ.get("CC", "cc"), "-std=c11", "-O2", *([] if trace else ["-DCUBIND_NO_TRACE"]), f"-I{amalgamation}",
-         str(ROOT / "bench" / "embed_cufft.c"), str(amalgamation / "cubind.c"), "-o", str(program), "-ldl", "-lpthread"])
+         "-ffunction-sections", "-fdata-sections", str(ROOT / "bench" / "embed_cufft.c"), str(amalgamation / "cubind.c"),
+         "-o", str(program), "-Wl,--gc-sections", "-ldl", "-lpthread"])
     return program
 
 
