@@ -141,6 +141,10 @@ static Lmid_t space = LM_ID_NEWLM;
 static void *load(const char *file, int flags)
 {
     void *handle;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    /* The sanitizers' runtimes serve the first namespace only: there the child loads in its own. */
+    return dlopen(file, flags);
+#endif
     if (space == LM_ID_NEWLM && (flags & RTLD_NOLOAD))
         return NULL; /* nothing is loaded in a namespace not made yet */
     handle = dlmopen(space, file, flags);

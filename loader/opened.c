@@ -18,6 +18,7 @@ void cubind__opened_free(cubind__opened *lib)
     free(lib->real_path);
     free(lib->soname);
     free(lib->version_source);
+    free(lib->version_detail);
     free(lib->version_text);
     memset(lib, 0, sizeof *lib);
 }
