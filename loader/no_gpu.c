@@ -23,7 +23,7 @@ _Atomic(const cubind__no_gpu_reason *) cubind__no_gpu_now;
 
 static cubind__no_gpu_reason decided;
 static pthread_once_t decide_once = PTHREAD_ONCE_INIT;
-static int has_driver;
+static atomic_int has_driver; /* stored by every caller (the same value), read once */
 
 /* Read a small file of the kernel module into `out` (NUL-terminated); 0 when it cannot be read. */
 static int read_small(const char *path, char *out, size_t size)
@@ -184,7 +184,7 @@ static void decide(char *decided_text, size_t size)
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
     int count;
     decided_text[0] = '\0';
-    if (!has_driver)
+    if (!atomic_load_explicit(&has_driver, memory_order_relaxed))
         return; /* no CUDA driver in this build: its libraries' failures are not about GPUs */
     if (secure_getenv("CUBIND_DRIVER_PATH") != NULL && secure_getenv("CUBIND_DRIVER_PATH")[0] != '\0')
         return; /* the program named its driver: what it answers is its own */
@@ -215,7 +215,8 @@ static void decide_and_keep(void)
 
 const cubind__no_gpu_reason *cubind__no_gpu_decide(int build_has_driver)
 {
-    has_driver = build_has_driver; /* a fact of the build: every caller passes the same */
+    /* a fact of the build: every caller passes the same, concurrently on the first calls */
+    atomic_store_explicit(&has_driver, build_has_driver, memory_order_relaxed);
     pthread_once(&decide_once, decide_and_keep);
     return atomic_load_explicit(&cubind__no_gpu_now, memory_order_acquire);
 }
