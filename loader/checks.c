@@ -249,10 +249,14 @@ static void run(void)
 size_t cubind_check_count(void)
 {
     size_t n;
+    int cancel_state;
+    /* the checks ask NVML and the driver (I/O): a thread cancelled there would keep the lock */
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     pthread_mutex_lock(&lock);
     run();
     n = result_count;
     pthread_mutex_unlock(&lock);
+    pthread_setcancelstate(cancel_state, NULL);
     return n;
 }
 

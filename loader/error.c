@@ -210,6 +210,10 @@ static void find_unwinder(void)
 {
     void *lib = dlsym(RTLD_DEFAULT, "_Unwind_Backtrace") != NULL ? RTLD_DEFAULT : NULL;
     struct unwinder u;
+    int cancel_state;
+    /* dlopen is a cancellation point, and a thread cancelled inside a once routine may leave it in
+     * progress for good (ThreadSanitizer's pthread_once does) */
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     if (lib == NULL)
         lib = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
     if (lib != NULL && unwinder_symbol(lib, "_Unwind_Backtrace", &u.backtrace, sizeof u.backtrace) &&
@@ -217,6 +221,7 @@ static void find_unwinder(void)
         unwinder_symbol(lib, "_Unwind_FindEnclosingFunction", &u.find_enclosing_function,
                         sizeof u.find_enclosing_function))
         unwinder = u;
+    pthread_setcancelstate(cancel_state, NULL);
 }
 
 struct handler_walk {

@@ -344,7 +344,7 @@ static void publish_reason(void)
     free(why);
 }
 
-static void gather(void)
+static void gather_facts(void)
 {
     int nvml, i, count = 0;
     fn_uint_ptr nvml_count;
@@ -397,6 +397,16 @@ static void gather(void)
         }
     }
     publish_reason();
+}
+
+/* The once routine, with cancellation disabled: NVML and the driver do I/O, and a thread cancelled
+ * inside a once routine may leave it in progress for good (ThreadSanitizer's pthread_once does). */
+static void gather(void)
+{
+    int cancel_state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    gather_facts();
+    pthread_setcancelstate(cancel_state, NULL);
 }
 
 const char *cubind_fact_source_name(cubind_fact_source source)

@@ -204,13 +204,18 @@ static void decide(char *decided_text, size_t size)
                  visible);
 }
 
+/* Cancellation disabled: a thread cancelled inside a once routine (here at open or read) may leave
+ * the once in progress for good (ThreadSanitizer's pthread_once does). */
 static void decide_and_keep(void)
 {
     char text[CUBIND__NO_GPU_TEXT_SIZE];
     const cubind__no_gpu_reason *expected = NULL;
+    int cancel_state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     decide(text, sizeof text);
     keep(&decided, text);
     atomic_compare_exchange_strong(&cubind__no_gpu_now, &expected, &decided);
+    pthread_setcancelstate(cancel_state, NULL);
 }
 
 const cubind__no_gpu_reason *cubind__no_gpu_decide(int build_has_driver)

@@ -105,7 +105,7 @@ static void open_trace_file(const char *file)
     cubind__strbuf_free(&name);
 }
 
-static void read_config(void)
+static void read_config_now(void)
 {
     const char *spec = cubind__getenv("CUBIND_TRACE");
     const char *file;
@@ -124,6 +124,16 @@ static void read_config(void)
     /* A child forked while another thread writes a line must not inherit the lock held. */
     pthread_atfork(lock_writes, unlock_writes, unlock_writes);
     atomic_store_explicit(&cubind__trace_state, STATE_ON, memory_order_relaxed);
+}
+
+/* The once routine, with cancellation disabled: opening the trace file is a cancellation point, and a
+ * thread cancelled inside a once routine may leave it in progress for good (ThreadSanitizer's does). */
+static void read_config(void)
+{
+    int cancel_state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    read_config_now();
+    pthread_setcancelstate(cancel_state, NULL);
 }
 
 int cubind__trace_enabled(void)

@@ -8,7 +8,7 @@
  * so that nothing it kept is left behind, unreachable, when its memory is unmapped. At exit it
  * frees nothing: another thread may still be calling cubind, and nothing is unmapped.
  *
- * The two are told apart by an exit handler registered (atexit, for the object the copy is part
+ * The two are told apart by an exit handler registered (__cxa_atexit, for the object the copy is part
  * of) before the copy keeps anything: at exit it runs before any object's destructors; when the
  * object is closed, its destructors run first and its exit handlers after them (__cxa_finalize,
  * called from the C runtime's last destructor).
