@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -322,6 +323,53 @@ static void test_new_driver(void **state)
     in_child(new_driver);
 }
 
+static void *driver_info_then_cancel_point(void *arg)
+{
+    struct cubind_driver_info d = {.size = sizeof d};
+    (void)arg;
+    (void)cubind_driver_info(&d);
+    pthread_testcancel();
+    return NULL;
+}
+
+/* A thread cancelled while the facts are gathered (inside NVML's init, a cancellation point): the
+ * gathering is finished once, by that thread, and the next caller neither waits for good nor
+ * gathers again (NVML initialised twice). */
+static void cancelled_while_gathering(void)
+{
+    struct cubind_driver_info d = {.size = sizeof d};
+    int channel[2], (*init_calls)(void);
+    char fd[16], byte;
+    pthread_t thread;
+    void *result = NULL;
+    void *nvml;
+    alarm(20);
+    fake_nvml_and_driver();
+    CHECK(pipe(channel) == 0);
+    snprintf(fd, sizeof fd, "%d", channel[1]);
+    setenv("FAKE_NVML_INIT_FD", fd, 1);
+    setenv("FAKE_NVML_INIT_SLEEP_MS", "300", 1);
+    CHECK(pthread_create(&thread, NULL, driver_info_then_cancel_point, NULL) == 0);
+    CHECK(read(channel[0], &byte, 1) == 1); /* nvmlInitWithFlags is running */
+    CHECK(pthread_cancel(thread) == 0);
+    CHECK(pthread_join(thread, &result) == 0 && result == PTHREAD_CANCELED);
+    CHECK(cubind_driver_info(&d) == CUBIND_OK);
+    CHECK(d.release != NULL && strcmp(d.release, "580.159.04") == 0 && d.release_source == CUBIND_SOURCE_NVML);
+    CHECK(d.gpu_count == 1);
+    nvml = dlopen(getenv("CUBIND_NVML_PATH"), RTLD_NOW | RTLD_NOLOAD);
+    CHECK(nvml != NULL);
+    *(void **)&init_calls = dlsym(nvml, "fake_nvml_init_calls");
+    CHECK(init_calls != NULL);
+    CHECK(init_calls() == 2); /* the version query's init, then the gathering's: once */
+    dlclose(nvml);
+}
+
+static void test_cancelled_while_gathering(void **state)
+{
+    (void)state;
+    in_child(cancelled_while_gathering);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_no_gpu_visible), cmocka_unit_test(test_stub_nvml_refused),
         cmocka_unit_test(test_nvml_version_after_init),
         cmocka_unit_test(test_mixed_releases), cmocka_unit_test(test_new_driver),
+        cmocka_unit_test(test_cancelled_while_gathering),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,7 +46,7 @@ test-embed-subset: $(EMBED_TREE)/build.mk $(LIBRARY_SO) tests/embed/subset_check
 # (cc -c and nothing else: no include path, C11, -Wall -Wextra -Werror -pedantic, gcc and clang).
 EMBED_AMALGAMATION := $(EMBED_DIR)/amalgamation
 .PHONY: test-embed-amalgamation
-test-embed: test-embed-amalgamation
+test-embed: $(call plain_only,test-embed-amalgamation)
 test-embed-amalgamation: $(EMBED_TREE)/build.mk | deps-generator
 	$(PYTHON) -m generator amalgamate --tree $(EMBED_TREE) --out $(EMBED_AMALGAMATION)
 	$(PYTHON) -m generator amalgamate --tree $(EMBED_TREE) --prefix embedded --out $(EMBED_AMALGAMATION)
@@ -66,7 +66,7 @@ test-embed-amalgamation: $(EMBED_TREE)/build.mk | deps-generator
 # its own function only (nothing of cubind); the CMake target holds the selection, hidden.
 EMBED_DOCS := $(EMBED_DIR)/docs
 .PHONY: test-embed-docs
-test-embed: test-embed-docs
+test-embed: $(call plain_only,test-embed-docs)
 test-embed-docs: docs/embedding.md tests/embed/snippets.py | deps-generator deps-test
 	$(MAKE) --no-print-directory SAN= GENERATED=generated TRACE=1 BUILD=build all
 	rm -rf $(EMBED_DOCS)
@@ -184,7 +184,7 @@ EMBED_PREFIX_LIBRARIES_embedpb := cufft curand
 EMBED_PREFIX_SOURCES := $(GENERATOR_SOURCES) $(wildcard include/cubind/*.h loader/*.c loader/*.h abi/libcubind.map) \
                         tests/passthrough_main.c tests/passthrough.h tests/mock/recorder.c tests/mock/recorder.h
 .PHONY: test-embed-prefix
-test-embed: test-embed-prefix
+test-embed: $(call plain_only,test-embed-prefix)
 
 $(foreach p,$(EMBED_PREFIXES),$(EMBED_DIR)/tree-$(p)/build.mk): $(EMBED_DIR)/tree-%/build.mk: $(EMBED_PREFIX_SOURCES) | deps-generator
 	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \

@@ -5,15 +5,19 @@
  * real one (driver 580.159.04), nvmlSystemGetCudaDriverVersion answers NVML_ERROR_UNINITIALIZED
  * until nvmlInit_v2 (or nvmlInitWithFlags) was called; nvmlShutdown undoes one init, and
  * fake_nvml_init_calls / fake_nvml_init_count tell the tests how many inits were made and how many
- * are still in force.
+ * are still in force. With FAKE_NVML_INIT_FD set, nvmlInitWithFlags writes a byte to that file
+ * descriptor, then sleeps FAKE_NVML_INIT_SLEEP_MS (a cancellation point, as the real one's I/O).
  * Built with -DFAKE_STUB it is the toolkit's link-time stub instead, as the real one behaves
  * (lib64/stubs/libnvidia-ml.so, seen on driver 580.159.04): nvmlInit_v2 answers
  * NVML_ERROR_DRIVER_NOT_LOADED (9), every other call NVML_ERROR_UNINITIALIZED (1), and each call
  * prints a warning to standard output. cubind must refuse it.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 enum { OK = 0, UNINITIALIZED = 1, NOT_FOUND = 12, INVALID = 2, DRIVER_NOT_LOADED = 9 };
@@ -84,9 +88,14 @@ EXPORT int nvmlInit_v2(void)
 }
 EXPORT int nvmlInitWithFlags(unsigned flags)
 {
+    const char *fd = getenv("FAKE_NVML_INIT_FD"), *ms = getenv("FAKE_NVML_INIT_SLEEP_MS");
     (void)flags;
-    ++inits;
     ++init_calls;
+    if (fd != NULL && write(atoi(fd), "i", 1) == 1 && ms != NULL) {
+        long n = atol(ms);
+        nanosleep(&(struct timespec){n / 1000, n % 1000 * 1000000L}, NULL);
+    }
+    ++inits;
     return OK;
 }
 EXPORT int nvmlShutdown(void)
