@@ -305,13 +305,17 @@ test-real: $(TEST_BUILD)/test_real
 # The first-call race runs a few rounds only (memcheck is slow; TSan covers the race).
 VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --trace-children=yes \
             --suppressions=$(abspath tests/valgrind.supp)
-test-valgrind: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_faults $(MOCKS) $(HALF_MOCKS) $(REENTRANT_MOCK) $(SLOW_MOCK)
-	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(RESULTS) --variant valgrind run test_loader cmocka -- $(VALGRIND) $(TEST_BUILD)/test_loader
-	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    $(RESULTS) --variant valgrind run test_libraries cmocka -- $(VALGRIND) $(TEST_BUILD)/test_libraries
-	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
-	    CUBIND_TEST_ROUNDS=4 $(RESULTS) --variant valgrind run test_faults cmocka -- $(VALGRIND) $(TEST_BUILD)/test_faults
+VALGRIND_ENV := CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR))
+# One target a program, so that make -j runs them side by side.
+.PHONY: test-valgrind-loader test-valgrind-libraries test-valgrind-faults
+test-valgrind: test-valgrind-loader test-valgrind-libraries test-valgrind-faults
+test-valgrind-loader: $(TEST_BUILD)/test_loader $(MOCKS) $(HALF_MOCKS)
+	$(VALGRIND_ENV) $(RESULTS) --variant valgrind run test_loader cmocka -- $(VALGRIND) $(TEST_BUILD)/test_loader
+test-valgrind-libraries: $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)
+	$(VALGRIND_ENV) $(RESULTS) --variant valgrind run test_libraries cmocka -- $(VALGRIND) $(TEST_BUILD)/test_libraries
+test-valgrind-faults: $(TEST_BUILD)/test_faults $(MOCKS) $(HALF_MOCKS) $(REENTRANT_MOCK) $(SLOW_MOCK)
+	$(VALGRIND_ENV) CUBIND_TEST_ROUNDS=4 $(RESULTS) --variant valgrind run test_faults cmocka -- $(VALGRIND) \
+	    $(TEST_BUILD)/test_faults
 
 # The probe as a user runs it, on this machine's libraries, on the mocks and the half mocks; --check
 # on programs the tests build with $(CC) against $(BUILD) (tests/probe/test_check.py).
