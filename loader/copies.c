@@ -5,8 +5,9 @@
  * path, whatever the names it was found by; each copy's ELF header and DT_SONAME are read through
  * a descriptor opened without waiting (file_open), its version is asked in a child process
  * (copy_version), and the copy cubind takes is told by cubind_library_info. Layer 9: calls info
- * (8), library (7), search_path (5: the system directories, a CUDA root's), copy_version (3), releases (3), places (2), ld_cache (2), elf_check (2),
- * error (2), file_open (1), environment (1) and strbuf (1).
+ * (8), library (7), search_path (5: the system directories, a CUDA root's), copy_version (3),
+ * releases (3), places (2), ld_cache (2), elf_check (2), error (2), file_open (1), environment (1)
+ * and strbuf (1).
  */
 #define _GNU_SOURCE
 #include "cubind/copies.h"

@@ -135,16 +135,19 @@ static int waits(const struct part *p, const struct part *parts, size_t count)
     return 0;
 }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* The sanitizers' runtimes serve the first namespace only: there the child loads in its own. */
+static void *load(const char *file, int flags)
+{
+    return dlopen(file, flags);
+}
+#else
 /* The child's own namespace (see the top of this file): made by the first object loaded. */
 static Lmid_t space = LM_ID_NEWLM;
 
 static void *load(const char *file, int flags)
 {
     void *handle;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    /* The sanitizers' runtimes serve the first namespace only: there the child loads in its own. */
-    return dlopen(file, flags);
-#endif
     if (space == LM_ID_NEWLM && (flags & RTLD_NOLOAD))
         return NULL; /* nothing is loaded in a namespace not made yet */
     handle = dlmopen(space, file, flags);
@@ -152,6 +155,7 @@ static void *load(const char *file, int flags)
         space = LM_ID_NEWLM;
     return handle;
 }
+#endif
 
 /* In the child, before the copy at `real`: its parts from its directory (the file comment says why). */
 static void load_parts(const cubind__locatable *l, const char *real, struct answer *a)

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "uncancelled.h"
 #include "unload.h"
 
 struct thread_errors {
@@ -210,10 +211,6 @@ static void find_unwinder(void)
 {
     void *lib = dlsym(RTLD_DEFAULT, "_Unwind_Backtrace") != NULL ? RTLD_DEFAULT : NULL;
     struct unwinder u;
-    int cancel_state;
-    /* dlopen is a cancellation point, and a thread cancelled inside a once routine may leave it in
-     * progress for good (ThreadSanitizer's pthread_once does) */
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     if (lib == NULL)
         lib = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
     if (lib != NULL && unwinder_symbol(lib, "_Unwind_Backtrace", &u.backtrace, sizeof u.backtrace) &&
@@ -221,7 +218,12 @@ static void find_unwinder(void)
         unwinder_symbol(lib, "_Unwind_FindEnclosingFunction", &u.find_enclosing_function,
                         sizeof u.find_enclosing_function))
         unwinder = u;
-    pthread_setcancelstate(cancel_state, NULL);
+}
+
+/* The once routine: dlopen is a cancellation point (uncancelled.h says why). */
+static void find_unwinder_once(void)
+{
+    cubind__uncancelled(find_unwinder);
 }
 
 struct handler_walk {
@@ -246,7 +248,7 @@ static CUBIND_NOINLINE int handler_running(struct thread_errors *t)
 {
     uintptr_t here = CUBIND_FRAME_ADDRESS();
 #ifdef CUBIND_HAVE_UNWIND
-    pthread_once(&unwinder_once, find_unwinder);
+    pthread_once(&unwinder_once, find_unwinder_once);
     if (unwinder.backtrace != NULL) {
         struct handler_walk walk;
         _Unwind_Reason_Code reached;

@@ -23,6 +23,7 @@
 #include "library.h"
 #include "no_gpu.h"
 #include "strbuf.h"
+#include "uncancelled.h"
 
 /* NVIDIA's values and layouts that this file relies on (nvml.h of 12.4, cuda.h of 13.0), written
  * here so that a build of a subset of the libraries (without their types) compiles it too. */
@@ -399,14 +400,10 @@ static void gather_facts(void)
     publish_reason();
 }
 
-/* The once routine, with cancellation disabled: NVML and the driver do I/O, and a thread cancelled
- * inside a once routine may leave it in progress for good (ThreadSanitizer's pthread_once does). */
+/* The once routine: NVML and the driver do I/O (uncancelled.h says why). */
 static void gather(void)
 {
-    int cancel_state;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    gather_facts();
-    pthread_setcancelstate(cancel_state, NULL);
+    cubind__uncancelled(gather_facts);
 }
 
 const char *cubind_fact_source_name(cubind_fact_source source)

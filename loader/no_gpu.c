@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "no_gpu.h"
+#include "uncancelled.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -204,25 +205,26 @@ static void decide(char *decided_text, size_t size)
                  visible);
 }
 
-/* Cancellation disabled: a thread cancelled inside a once routine (here at open or read) may leave
- * the once in progress for good (ThreadSanitizer's pthread_once does). */
 static void decide_and_keep(void)
 {
     char text[CUBIND__NO_GPU_TEXT_SIZE];
     const cubind__no_gpu_reason *expected = NULL;
-    int cancel_state;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     decide(text, sizeof text);
     keep(&decided, text);
     atomic_compare_exchange_strong(&cubind__no_gpu_now, &expected, &decided);
-    pthread_setcancelstate(cancel_state, NULL);
+}
+
+/* The once routine: the decision opens and reads files (uncancelled.h says why). */
+static void decide_once_routine(void)
+{
+    cubind__uncancelled(decide_and_keep);
 }
 
 const cubind__no_gpu_reason *cubind__no_gpu_decide(int build_has_driver)
 {
     /* a fact of the build: every caller passes the same, concurrently on the first calls */
     atomic_store_explicit(&has_driver, build_has_driver, memory_order_relaxed);
-    pthread_once(&decide_once, decide_and_keep);
+    pthread_once(&decide_once, decide_once_routine);
     return atomic_load_explicit(&cubind__no_gpu_now, memory_order_acquire);
 }
 

@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "strbuf.h"
 #include "trace.h"
+#include "uncancelled.h"
 
 enum { STATE_OFF = 0, STATE_UNREAD = 1, STATE_ON = 2 };
 
@@ -126,14 +127,10 @@ static void read_config_now(void)
     atomic_store_explicit(&cubind__trace_state, STATE_ON, memory_order_relaxed);
 }
 
-/* The once routine, with cancellation disabled: opening the trace file is a cancellation point, and a
- * thread cancelled inside a once routine may leave it in progress for good (ThreadSanitizer's does). */
+/* The once routine: opening the trace file is a cancellation point (uncancelled.h says why). */
 static void read_config(void)
 {
-    int cancel_state;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    read_config_now();
-    pthread_setcancelstate(cancel_state, NULL);
+    cubind__uncancelled(read_config_now);
 }
 
 int cubind__trace_enabled(void)
