@@ -261,7 +261,7 @@ static void ask(const cubind__locatable *l, const char *path, const char *real, 
     }
     if (l->library >= 0) { /* a bound library: its generated query, with the header's own types */
         int failed = cubind__version_query((cubind_library)l->library, handle, (cubind__fnptr)(uintptr_t)symbol,
-                                           a->version, &a->status);
+                                           a->version, &a->status, NULL);
         if (failed != 0)
             a->outcome = failed == -2 ? 5 : 4;
         return;

@@ -193,6 +193,7 @@ int cubind__open(const cubind__library_desc *d, const char *explicit_path, void 
     void *handle;
 
     found.answer.handle = NULL;
+    found.answer.held_fini = NULL;
     found.real_path[0] = '\0';
     handle = discover(d, explicit_path, explicit_handle, beside, &found_by, &tried, &found);
     if (handle == NULL) {
@@ -205,6 +206,7 @@ int cubind__open(const cubind__library_desc *d, const char *explicit_path, void 
     if (!cubind__handle_in_family(d, handle) || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL) {
         cubind__strbuf_printf(why, "%s: %s gave ", d->file, found_by);
         cubind__check_handle(d, handle, why);
+        cubind__version_answer_drop(&found.answer); /* before its code may be unmapped */
         if (handle != explicit_handle)
             dlclose(handle);
         return -1;

@@ -161,8 +161,12 @@ cubind__offset *cubind__offsets(cubind_library library);
  * `version_query_name`, which is not "", in `handle`). A library with a `version_init_name` has
  * that function called first and its fini (libraries.toml: version.fini) after, both looked up in
  * `handle` (never a global lookup). Returns 0 and fills version[0..2]; -1 with the query's failing
- * native status in *status; -2 with the init's (or status_missing_symbol when `handle` lacks it). */
-int cubind__version_query(cubind_library library, void *handle, cubind__fnptr query, int version[3], int *status);
+ * native status in *status; -2 with the init's (or status_missing_symbol when `handle` lacks it).
+ * `held_fini`, when not NULL, is set to NULL, or, after a query that succeeded, to the fini, which
+ * is then not called: the init stays in force, and the caller calls the fini when it lets the
+ * library go (NVML initialized once by the load, not again by the machine's facts). */
+int cubind__version_query(cubind_library library, void *handle, cubind__fnptr query, int version[3], int *status,
+                          cubind__fnptr *held_fini);
 
 /* The slow path: load the library, resolve the symbol (cached in its slot, or in its tracing
  * slot while tracing; not tracing, also as its offset from `slow`, the wrapper's slow path).

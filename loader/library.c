@@ -202,6 +202,8 @@ int cubind__ensure_loaded(cubind_library library)
                    (s->release = chosen_release(library, &s->lib, &why)) >= 0) {
             state = STATE_LOADED;
         } else {
+            if (opened && s->lib.held_fini != NULL) /* its query's init, let go with it */
+                s->lib.held_fini();
             if (opened && s->lib.handle != s->explicit_handle) /* opened, but of no release it can be called as */
                 dlclose(s->lib.handle);
             keep_failure(s, &why);
@@ -523,6 +525,8 @@ void cubind__library_unload(void)
         }
         atomic_store_explicit(&s->failure, NULL, memory_order_relaxed);
         s->failures = NULL;
+        if (s->lib.held_fini != NULL) /* the object stays open: its init is balanced (nvmlShutdown) */
+            s->lib.held_fini();
         cubind__opened_free(&s->lib);
         free(s->explicit_path);
         s->explicit_path = NULL;

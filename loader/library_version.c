@@ -32,7 +32,8 @@ int cubind__refused(const cubind__library_desc *d, void *handle, cubind__strbuf 
     answer->address = address;
     answer->status = 0;
     answer->version[0] = answer->version[1] = answer->version[2] = -1;
-    answer->failed = cubind__version_query(d->library, handle, query, answer->version, &answer->status);
+    answer->failed = cubind__version_query(d->library, handle, query, answer->version, &answer->status,
+                                           &answer->held_fini);
     if (!answer->failed)
         return 0;
     for (i = 0; i < d->refused_count; ++i) {
@@ -101,7 +102,14 @@ static void from_file_name(cubind__opened *out, int parts, const char *base)
     out->version_detail = parts > 0 ? cubind__escaped_copy(base) : NULL;
 }
 
-void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, const cubind__version_answer *answer)
+void cubind__version_answer_drop(cubind__version_answer *answer)
+{
+    if (answer->held_fini != NULL)
+        answer->held_fini();
+    answer->held_fini = NULL;
+}
+
+void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, cubind__version_answer *answer)
 {
     cubind__strbuf text = {0};
     char number[48];
@@ -109,6 +117,7 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, co
     out->version[0] = out->version[1] = out->version[2] = -1;
     out->version_origin = CUBIND_VERSION_ORIGIN_NONE;
     out->version_detail = NULL;
+    out->held_fini = NULL;
     if (d->version_query_name[0] != '\0') {
         int status = 0, failed = 0, exported, version[3] = {-1, -1, -1};
         if (answer->handle != NULL && answer->handle == out->handle) {
@@ -116,11 +125,14 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, co
             failed = answer->failed;
             status = answer->status;
             memcpy(version, answer->version, sizeof version);
+            out->held_fini = answer->held_fini;
+            answer->held_fini = NULL;
         } else {
+            cubind__version_answer_drop(answer);
             cubind__fnptr query = cubind__own_symbol(out, d->version_query_name);
             exported = query != NULL;
             if (exported)
-                failed = cubind__version_query(d->library, out->handle, query, version, &status);
+                failed = cubind__version_query(d->library, out->handle, query, version, &status, &out->held_fini);
         }
         if (exported && !failed) {
             memcpy(out->version, version, sizeof version);

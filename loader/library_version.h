@@ -16,7 +16,11 @@ typedef struct cubind__version_answer {
     void *handle; /* the handle the query was asked of; NULL when not asked */
     void *address; /* the query's address */
     int failed, status, version[3]; /* failed: as cubind__version_query returns (-2: the init failed) */
+    cubind__fnptr held_fini; /* the fini of an init the query left in force, or NULL (cubind__version_query) */
 } cubind__version_answer;
+
+/* Run the fini of an init left in force by the query of `answer`, if any (a handle let go). */
+void cubind__version_answer_drop(cubind__version_answer *answer);
 
 /* The function a failed version query names: the init when it failed (`failed` -2), else the query. */
 const char *cubind__version_failed_name(const cubind__library_desc *desc, int failed);
@@ -28,8 +32,8 @@ int cubind__refused(const cubind__library_desc *desc, void *handle, cubind__strb
                     cubind__version_answer *answer);
 
 /* Fill out->version, out->version_source and out->version_text. The version query is asked here
- * unless `answer` holds its answer for out->handle already. */
-void cubind__read_version(const cubind__library_desc *desc, cubind__opened *out,
-                          const cubind__version_answer *answer);
+ * unless `answer` holds its answer for out->handle already; an init that query left in force is
+ * then out's (out->held_fini), and the answer's is dropped. */
+void cubind__read_version(const cubind__library_desc *desc, cubind__opened *out, cubind__version_answer *answer);
 
 #endif /* CUBIND_LOADER_LIBRARY_VERSION_H */

@@ -7,7 +7,10 @@
  * errors (error, 2).
  *
  * The facts are gathered once (pthread_once) and kept: no CUDA context is ever created (cuInit and
- * cuDeviceGet* only), and NVML is initialized once and never shut down.
+ * cuDeviceGet* only), and NVML is initialized once and never shut down: the init its version query
+ * made when it was loaded is kept in force (library_version.h), and only when that one failed is it
+ * initialized here. Every text a library writes is terminated inside its buffer, and every count it
+ * gives is checked against the range cubind can hold (CUBIND__GPU_COUNT_MAX).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -29,6 +32,8 @@
  * here so that a build of a subset of the libraries (without their types) compiles it too. */
 enum { NVML_OK = 0, NVML_NOT_SUPPORTED = 3, NVML_NO_GPUS_FLAG = 1, CU_OK = 0 };
 enum { CU_ATTRIBUTE_CC_MAJOR = 75, CU_ATTRIBUTE_CC_MINOR = 76 };
+/* More GPUs than one machine holds (NVML's own limit is far below): a count above is a fault. */
+enum { CUBIND__GPU_COUNT_MAX = 4096 };
 struct nvml_memory { unsigned long long total, free, used; };            /* nvmlMemory_t */
 struct nvml_pci { char legacy[16]; unsigned domain, bus, device, id, subsystem; char bus_id[32]; }; /* nvmlPciInfo_t */
 typedef int (*fn_void)(void);
@@ -132,6 +137,13 @@ static const char *status_text(cubind_library library, int status)
     return name != NULL ? name : "an unknown status";
 }
 
+/* A text a library wrote into `buffer` (`size` bytes), terminated inside it whatever it wrote. */
+static char *terminated(char *buffer, size_t size)
+{
+    buffer[size - 1] = '\0';
+    return buffer;
+}
+
 /* "580.159.04" -> 580, 159, 4 (-1 for an absent part). */
 static void release_numbers(const char *release, int out[3])
 {
@@ -177,12 +189,12 @@ static void nvml_gpu(void *device, struct cubind_gpu_info *g)
     char buf[CUBIND_GPU_NAME_MAX];
     if (name != NULL && name(device, buf, sizeof buf) == NVML_OK) {
         memcpy(g->name, buf, sizeof g->name);
-        g->name[sizeof g->name - 1] = '\0';
+        terminated(g->name, sizeof g->name);
         g->name_source = CUBIND_SOURCE_NVML;
     }
     if (uuid != NULL && uuid(device, buf, sizeof buf) == NVML_OK) {
         memcpy(g->uuid, buf, sizeof g->uuid);
-        g->uuid[sizeof g->uuid - 1] = '\0';
+        terminated(g->uuid, sizeof g->uuid);
         g->uuid_source = CUBIND_SOURCE_NVML;
     }
     if (memory != NULL && memory(device, &m) == NVML_OK) {
@@ -208,7 +220,7 @@ static void nvml_gpu(void *device, struct cubind_gpu_info *g)
     memset(&p, 0, sizeof p);
     if (pci != NULL && pci(device, &p) == NVML_OK) {
         memcpy(g->pci_bus_id, p.bus_id, sizeof g->pci_bus_id);
-        g->pci_bus_id[sizeof g->pci_bus_id - 1] = '\0';
+        terminated(g->pci_bus_id, sizeof g->pci_bus_id);
         g->pci_source = CUBIND_SOURCE_NVML;
     }
     if (index != NULL && index(device, &i) == NVML_OK)
@@ -230,7 +242,7 @@ static void driver_gpu(int ordinal, struct cubind_gpu_info *g)
     init_gpu(g, ordinal);
     if (get == NULL || get(&device, ordinal) != CU_OK)
         return;
-    if (name != NULL && name(g->name, (int)sizeof g->name, device) == CU_OK)
+    if (name != NULL && name(g->name, (int)sizeof g->name, device) == CU_OK && terminated(g->name, sizeof g->name))
         g->name_source = CUBIND_SOURCE_DRIVER;
     if (uuid != NULL && uuid(bytes, device) == CU_OK) {
         /* as nvidia-smi writes it: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx */
@@ -250,7 +262,8 @@ static void driver_gpu(int ordinal, struct cubind_gpu_info *g)
         g->memory_total = total;
         g->memory_source = CUBIND_SOURCE_DRIVER;
     }
-    if (pci != NULL && pci(g->pci_bus_id, (int)sizeof g->pci_bus_id, device) == CU_OK)
+    if (pci != NULL && pci(g->pci_bus_id, (int)sizeof g->pci_bus_id, device) == CU_OK &&
+        terminated(g->pci_bus_id, sizeof g->pci_bus_id))
         g->pci_source = CUBIND_SOURCE_DRIVER;
 }
 
@@ -268,7 +281,10 @@ static int gather_nvml(void)
     }
     init_flags = (fn_uint)entry(nvml_lib, "nvmlInitWithFlags");
     init = (fn_void)entry(nvml_lib, "nvmlInit");
-    status = init_flags != NULL ? init_flags(NVML_NO_GPUS_FLAG) : init != NULL ? init() : -1;
+    if (cubind__opened_of(nvml_lib)->held_fini != NULL) /* initialized by its version query, and kept so */
+        status = NVML_OK;
+    else
+        status = init_flags != NULL ? init_flags(NVML_NO_GPUS_FLAG) : init != NULL ? init() : -1;
     if (status != NVML_OK) {
         facts.driver.nvml_error = status == -1 ? text("NVML exports neither nvmlInitWithFlags nor nvmlInit_v2")
                                                : text("%s returned %s (%d)", init_flags != NULL ? "nvmlInitWithFlags"
@@ -276,7 +292,8 @@ static int gather_nvml(void)
         return 0;
     }
     version = (fn_text)entry(nvml_lib, "nvmlSystemGetDriverVersion");
-    if (version != NULL && version(facts.release, sizeof facts.release) == NVML_OK) {
+    if (version != NULL && version(facts.release, sizeof facts.release) == NVML_OK &&
+        terminated(facts.release, sizeof facts.release)[0] != '\0') {
         facts.driver.release = facts.release;
         facts.driver.release_source = CUBIND_SOURCE_NVML;
     }
@@ -323,7 +340,12 @@ static void gather_driver(void)
         return;
     }
     facts.driver_function = NULL;
-    facts.driver.gpu_count = value < 0 ? 0 : value;
+    if (value < 0 || value > CUBIND__GPU_COUNT_MAX) {
+        facts.driver.driver_error = text("cuDeviceGetCount answered %d GPUs, out of range (0 to %d)", value,
+                                         CUBIND__GPU_COUNT_MAX);
+        return;
+    }
+    facts.driver.gpu_count = value;
     facts.driver.gpu_count_source = CUBIND_SOURCE_DRIVER;
 }
 
@@ -375,7 +397,12 @@ static void gather_facts(void)
     by_pci = nvml ? (fn_nvml_by_pci)entry(nvml_lib, "nvmlDeviceGetHandleByPciBusId") : NULL;
     if (facts.driver.gpu_count < 0 && !facts.driver_loaded && nvml_count != NULL) {
         unsigned n = 0;
-        if (nvml_count(&n) == NVML_OK) {
+        if (nvml_count(&n) != NVML_OK) {
+            /* no count: unknown */
+        } else if (n > CUBIND__GPU_COUNT_MAX) {
+            facts.driver.nvml_error = text("nvmlDeviceGetCount_v2 answered %u GPUs, out of range (0 to %d)", n,
+                                           CUBIND__GPU_COUNT_MAX);
+        } else {
             facts.driver.gpu_count = (int)n;
             facts.driver.gpu_count_source = CUBIND_SOURCE_NVML;
         }

@@ -23,6 +23,7 @@ typedef struct cubind__opened {
     int version_origin;    /* cubind_version_origin */
     char *version_detail;  /* the query's name or the file name; NULL for CUBIND_VERSION_ORIGIN_NONE */
     char *version_text;    /* "13.1.0", "12" or "unknown" */
+    cubind__fnptr held_fini; /* the fini of the init its version query left in force (NVML's), or NULL */
     size_t segments;       /* the object's PT_LOAD segments, to tell its own symbols from its */
     struct {               /* dependencies' by address (dladdr scans the symbol table) */
         uintptr_t start, end;

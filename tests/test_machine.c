@@ -218,7 +218,8 @@ static void test_no_gpu_visible(void **state)
 }
 
 /* NVML answers its version query only after nvmlInit_v2, as the real one does (driver 580.159.04):
- * the version is the query's, 13.0 from 13000 (two parts), and nvmlShutdown balances the init. */
+ * the version is the query's, 13.0 from 13000 (two parts); that init is kept in force while NVML
+ * is loaded (the machine's facts use it: NVML is initialized once). */
 static void nvml_version_after_init(void)
 {
     struct cubind_library_info info = {.size = sizeof info};
@@ -237,7 +238,7 @@ static void nvml_version_after_init(void)
     *(void **)&init_count = dlsym(nvml, "fake_nvml_init_count");
     CHECK(init_calls != NULL && init_count != NULL);
     CHECK(init_calls() == 1); /* asked once, while discovery accepted the file */
-    CHECK(init_count() == 0);  /* and shut down after */
+    CHECK(init_count() == 1);  /* and kept in force */
     dlclose(nvml);
 }
 
@@ -360,7 +361,7 @@ static void cancelled_while_gathering(void)
     CHECK(nvml != NULL);
     *(void **)&init_calls = dlsym(nvml, "fake_nvml_init_calls");
     CHECK(init_calls != NULL);
-    CHECK(init_calls() == 2); /* the version query's init, then the gathering's: once */
+    CHECK(init_calls() == 1); /* the version query's init, kept for the gathering: once */
     dlclose(nvml);
 }
 
@@ -368,6 +369,99 @@ static void test_cancelled_while_gathering(void **state)
 {
     (void)state;
     in_child(cancelled_while_gathering);
+}
+
+/* The fake NVML's function `name` (fake_nvml_init_calls, fake_nvml_init_count), as loaded. */
+static int (*fake_nvml(const char *name))(void)
+{
+    int (*fn)(void) = NULL;
+    void *nvml = dlopen(getenv("CUBIND_NVML_PATH"), RTLD_NOW | RTLD_NOLOAD);
+    CHECK(nvml != NULL);
+    *(void **)&fn = dlsym(nvml, name);
+    CHECK(fn != NULL);
+    dlclose(nvml);
+    return fn;
+}
+
+/* The facts gathered with NVML loaded for them: one init, the version query's, in force after. */
+static void nvml_initialized_once(void)
+{
+    struct cubind_driver_info d = {.size = sizeof d};
+    fake_nvml_and_driver();
+    CHECK(cubind_driver_info(&d) == CUBIND_OK);
+    CHECK(d.release != NULL && d.release_source == CUBIND_SOURCE_NVML && d.gpu_count == 1);
+    CHECK(fake_nvml("fake_nvml_init_calls")() == 1);
+    CHECK(fake_nvml("fake_nvml_init_count")() == 1);
+}
+
+static void test_nvml_initialized_once(void **state)
+{
+    (void)state;
+    in_child(nvml_initialized_once);
+}
+
+/* Every text field a library fills, written by it with no terminating NUL: terminated in its buffer. */
+#define TERMINATED(field) (memchr((field), '\0', sizeof(field)) != NULL)
+
+static void unterminated_nvml(void)
+{
+    struct cubind_driver_info d = {.size = sizeof d};
+    struct cubind_gpu_info g = {.size = sizeof g};
+    path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "nvml/libnvidia-ml.so.1");
+    path_env("CUBIND_DRIVER_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libcuda.so.1");
+    setenv("FAKE_UNTERMINATED", "1", 1);
+    CHECK(cubind_driver_info(&d) == CUBIND_OK);
+    /* the release lies in a 96-byte buffer (NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80) */
+    CHECK(d.release != NULL && d.release_source == CUBIND_SOURCE_NVML && memchr(d.release, '\0', 96) != NULL);
+    CHECK(d.gpu_count == 1 && d.gpu_count_source == CUBIND_SOURCE_NVML);
+    CHECK(cubind_gpu_info(0, &g) == CUBIND_OK);
+    CHECK(g.name_source == CUBIND_SOURCE_NVML && TERMINATED(g.name));
+    CHECK(g.uuid_source == CUBIND_SOURCE_NVML && TERMINATED(g.uuid));
+    CHECK(g.pci_source == CUBIND_SOURCE_NVML && TERMINATED(g.pci_bus_id));
+}
+
+static void test_unterminated_nvml(void **state)
+{
+    (void)state;
+    in_child(unterminated_nvml);
+}
+
+static void unterminated_driver(void)
+{
+    struct cubind_gpu_info g = {.size = sizeof g};
+    path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libnvidia-ml.so.1");
+    path_env("CUBIND_DRIVER_PATH", "CUBIND_TEST_MACHINE_DIR", "cuda/libcuda.so.1");
+    setenv("FAKE_UNTERMINATED", "1", 1);
+    CHECK(cubind_gpu_info(0, &g) == CUBIND_OK);
+    CHECK(g.name_source == CUBIND_SOURCE_DRIVER && TERMINATED(g.name));
+    CHECK(g.pci_source == CUBIND_SOURCE_DRIVER && TERMINATED(g.pci_bus_id));
+    CHECK(g.uuid_source == CUBIND_SOURCE_DRIVER && TERMINATED(g.uuid)); /* cubind writes this one */
+}
+
+static void test_unterminated_driver(void **state)
+{
+    (void)state;
+    in_child(unterminated_driver);
+}
+
+/* NVML's unsigned count of 0xffffffff: out of range, said so, not "unknown" from NVML. */
+static void count_out_of_range(void)
+{
+    struct cubind_driver_info d = {.size = sizeof d};
+    int count = -1;
+    path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "nvml/libnvidia-ml.so.1");
+    path_env("CUBIND_DRIVER_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libcuda.so.1");
+    setenv("FAKE_GPU_COUNT", "4294967295", 1);
+    CHECK(cubind_driver_info(&d) == CUBIND_OK);
+    CHECK(d.gpu_count == -1 && d.gpu_count_source == CUBIND_SOURCE_NONE);
+    CHECK(d.nvml_error != NULL && strstr(d.nvml_error, "answered 4294967295 GPUs, out of range") != NULL);
+    CHECK(cubind_gpu_count(&count) != CUBIND_OK && count == 0);
+}
+
+static void test_count_out_of_range(void **state)
+{
+    (void)state;
+    in_child(count_out_of_range);
 }
 
 int main(void)
@@ -378,7 +472,9 @@ int main(void)
         cmocka_unit_test(test_no_gpu_visible), cmocka_unit_test(test_stub_nvml_refused),
         cmocka_unit_test(test_nvml_version_after_init),
         cmocka_unit_test(test_mixed_releases), cmocka_unit_test(test_new_driver),
-        cmocka_unit_test(test_cancelled_while_gathering),
+        cmocka_unit_test(test_cancelled_while_gathering), cmocka_unit_test(test_nvml_initialized_once),
+        cmocka_unit_test(test_unterminated_nvml), cmocka_unit_test(test_unterminated_driver),
+        cmocka_unit_test(test_count_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -233,7 +233,7 @@ static int nvml_version(cubind__fnptr symbol, int version[3], int *status)
 }
 
 /* nvmlInit_v2 first, nvmlShutdown after: looked up in the object the query came from (`handle`) */
-static int nvml_version_init(void *handle, cubind__fnptr symbol, int version[3], int *status)
+static int nvml_version_init(void *handle, cubind__fnptr symbol, int version[3], int *status, cubind__fnptr *held_fini)
 {
     typedef nvmlReturn_t (*status_fn)(void);
     void *address;
@@ -253,14 +253,20 @@ static int nvml_version_init(void *handle, cubind__fnptr symbol, int version[3],
     if ((address = dlsym(handle, "nvmlShutdown")) != NULL) { /* balances nvmlInit_v2; its answer changes nothing */
         status_fn fini;
         memcpy(&fini, &address, sizeof fini);
-        (void)fini();
+        if (held_fini != NULL && !failed) /* the init stays in force: the caller runs the fini */
+            *held_fini = (cubind__fnptr)fini;
+        else
+            (void)fini();
     }
     return failed;
 }
 
-int cubind__version_query(cubind_library library, void *handle, cubind__fnptr query, int version[3], int *status)
+int cubind__version_query(cubind_library library, void *handle, cubind__fnptr query, int version[3], int *status,
+                          cubind__fnptr *held_fini)
 {
     (void)handle; /* used by a library with a version init only */
+    if (held_fini != NULL)
+        *held_fini = NULL;
     switch (library) {
     case CUBIND_LIB_CUBLAS:
         return cublas_version(query, version, status);
@@ -287,7 +293,7 @@ int cubind__version_query(cubind_library library, void *handle, cubind__fnptr qu
     case CUBIND_LIB_CUDNN:
         return cudnn_version(query, version, status);
     case CUBIND_LIB_NVML:
-        return nvml_version_init(handle, query, version, status);
+        return nvml_version_init(handle, query, version, status, held_fini);
     default:
         return -1;
     }

@@ -1,13 +1,23 @@
 /*
  * tests/machine/fake_cuda.c - a stand-in for the driver's libcuda.so.1 (soname libcuda.so.1) for
  * tests/test_machine.c: CUDA 13.0 and FAKE_GPU_COUNT GPUs (default 1); with none, cuInit answers
- * CUDA_ERROR_NO_DEVICE (100) as the real driver does. Never creates anything.
+ * CUDA_ERROR_NO_DEVICE (100) as the real driver does. With FAKE_UNTERMINATED=1 every text is
+ * written to the whole buffer with no terminating NUL, as a faulty driver would. Never creates anything.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
 enum { OK = 0, INVALID_VALUE = 1, NO_DEVICE = 100, INVALID_DEVICE = 101 };
+
+static int unterminated(char *out, int length)
+{
+    const char *on = getenv("FAKE_UNTERMINATED");
+    if (on == NULL || strcmp(on, "1") != 0)
+        return 0;
+    memset(out, 'x', (size_t)length);
+    return 1;
+}
 
 static int gpus(void)
 {
@@ -42,7 +52,8 @@ EXPORT int cuDeviceGetName(char *name, int length, int device)
     (void)device;
     if (length < 16)
         return INVALID_VALUE;
-    strcpy(name, "NVIDIA H100 (driver API)");
+    if (!unterminated(name, length))
+        strcpy(name, "NVIDIA H100 (driver API)");
     return OK;
 }
 EXPORT int cuDeviceGetUuid_v2(unsigned char uuid[16], int device)
@@ -70,6 +81,7 @@ EXPORT int cuDeviceGetPCIBusId(char *bus, int length, int device)
     (void)device;
     if (length < 13)
         return INVALID_VALUE;
-    strcpy(bus, "0000:19:00.0");
+    if (!unterminated(bus, length))
+        strcpy(bus, "0000:19:00.0");
     return OK;
 }

@@ -5,8 +5,11 @@
  * real one (driver 580.159.04), nvmlSystemGetCudaDriverVersion answers NVML_ERROR_UNINITIALIZED
  * until nvmlInit_v2 (or nvmlInitWithFlags) was called; nvmlShutdown undoes one init, and
  * fake_nvml_init_calls / fake_nvml_init_count tell the tests how many inits were made and how many
- * are still in force. With FAKE_NVML_INIT_FD set, nvmlInitWithFlags writes a byte to that file
+ * are still in force. With FAKE_NVML_INIT_FD set, each init writes a byte to that file
  * descriptor, then sleeps FAKE_NVML_INIT_SLEEP_MS (a cancellation point, as the real one's I/O).
+ * FAKE_GPU_COUNT is read as NVML's unsigned count (4294967295 is a count out of range). With
+ * FAKE_UNTERMINATED=1 every text is written to the whole buffer with no terminating NUL, as a
+ * faulty library would.
  * Built with -DFAKE_STUB it is the toolkit's link-time stub instead, as the real one behaves
  * (lib64/stubs/libnvidia-ml.so, seen on driver 580.159.04): nvmlInit_v2 answers
  * NVML_ERROR_DRIVER_NOT_LOADED (9), every other call NVML_ERROR_UNINITIALIZED (1), and each call
@@ -50,6 +53,11 @@ static int gpus(void)
 
 static int copy(char *out, unsigned length, const char *text)
 {
+    const char *unterminated = getenv("FAKE_UNTERMINATED");
+    if (unterminated != NULL && strcmp(unterminated, "1") == 0) {
+        memset(out, 'x', length);
+        return OK;
+    }
     if (strlen(text) >= length)
         return 7; /* NVML_ERROR_INSUFFICIENT_SIZE */
     strcpy(out, text);
@@ -80,16 +88,9 @@ EXPORT int nvmlSystemGetCudaDriverVersion_v2(int *version)
     *version = 13000;
     return OK;
 }
-EXPORT int nvmlInit_v2(void)
-{
-    ++inits;
-    ++init_calls;
-    return OK;
-}
-EXPORT int nvmlInitWithFlags(unsigned flags)
+static int init(void)
 {
     const char *fd = getenv("FAKE_NVML_INIT_FD"), *ms = getenv("FAKE_NVML_INIT_SLEEP_MS");
-    (void)flags;
     ++init_calls;
     if (fd != NULL && write(atoi(fd), "i", 1) == 1 && ms != NULL) {
         long n = atol(ms);
@@ -97,6 +98,15 @@ EXPORT int nvmlInitWithFlags(unsigned flags)
     }
     ++inits;
     return OK;
+}
+EXPORT int nvmlInit_v2(void)
+{
+    return init();
+}
+EXPORT int nvmlInitWithFlags(unsigned flags)
+{
+    (void)flags;
+    return init();
 }
 EXPORT int nvmlShutdown(void)
 {
@@ -112,7 +122,8 @@ EXPORT int nvmlSystemGetDriverVersion(char *out, unsigned length)
 }
 EXPORT int nvmlDeviceGetCount_v2(unsigned *count)
 {
-    *count = (unsigned)gpus();
+    const char *n = getenv("FAKE_GPU_COUNT");
+    *count = n != NULL ? (unsigned)strtoul(n, NULL, 10) : 1u;
     return OK;
 }
 EXPORT int nvmlDeviceGetHandleByIndex_v2(unsigned index, void **device)
@@ -164,8 +175,12 @@ EXPORT int nvmlDeviceGetMigMode(void *device, unsigned *current, unsigned *pendi
 EXPORT int nvmlDeviceGetPciInfo_v3(void *device, char *info)
 {
     (void)device;
+    const char *unterminated = getenv("FAKE_UNTERMINATED");
     memset(info, 0, 16 + 5 * 4 + 32);
-    strcpy(info + 16 + 5 * 4, "00000000:19:00.0");
+    if (unterminated != NULL && strcmp(unterminated, "1") == 0)
+        memset(info + 16 + 5 * 4, 'x', 32);
+    else
+        strcpy(info + 16 + 5 * 4, "00000000:19:00.0");
     return OK;
 }
 EXPORT int nvmlDeviceGetIndex(void *device, unsigned *index)
