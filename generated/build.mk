@@ -7,30 +7,54 @@
 CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml
 CUBIND_SONAME_cublas := libcublas.so.13
 CUBIND_ENV_cublas := CUBIND_CUBLAS_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_cublas := libcublas.so.14
 CUBIND_SONAME_cublasLt := libcublasLt.so.13
 CUBIND_ENV_cublasLt := CUBIND_CUBLASLT_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_cublasLt := libcublasLt.so.14
 CUBIND_SONAME_cufft := libcufft.so.12
 CUBIND_ENV_cufft := CUBIND_CUFFT_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_cufft := libcufft.so.13
 CUBIND_SONAME_curand := libcurand.so.10
 CUBIND_ENV_curand := CUBIND_CURAND_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_curand := libcurand.so.11
 CUBIND_SONAME_cusolver := libcusolver.so.12
 CUBIND_ENV_cusolver := CUBIND_CUSOLVER_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_cusolver := libcusolver.so.13
 CUBIND_SONAME_cusolverMg := libcusolverMg.so.12
 CUBIND_ENV_cusolverMg := CUBIND_CUSOLVERMG_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_cusolverMg := libcusolverMg.so.13
 CUBIND_SONAME_cusparse := libcusparse.so.12
 CUBIND_ENV_cusparse := CUBIND_CUSPARSE_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_cusparse := libcusparse.so.13
 CUBIND_SONAME_runtime := libcudart.so.13
 CUBIND_ENV_runtime := CUBIND_RUNTIME_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_runtime := libcudart.so.14
 CUBIND_SONAME_driver := libcuda.so.1
 CUBIND_ENV_driver := CUBIND_DRIVER_PATH
 CUBIND_SONAME_nvrtc := libnvrtc.so.13
 CUBIND_ENV_nvrtc := CUBIND_NVRTC_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_nvrtc := libnvrtc.so.14
 CUBIND_SONAME_nvjitlink := libnvJitLink.so.13
 CUBIND_ENV_nvjitlink := CUBIND_NVJITLINK_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_nvjitlink := libnvJitLink.so.14
 CUBIND_SONAME_nccl := libnccl.so.2
 CUBIND_ENV_nccl := CUBIND_NCCL_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_nccl := libnccl.so.3
 CUBIND_SONAME_cudnn := libcudnn.so.9
 CUBIND_ENV_cudnn := CUBIND_CUDNN_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_cudnn := libcudnn.so.10
 CUBIND_SONAME_nvml := libnvidia-ml.so.1
 CUBIND_ENV_nvml := CUBIND_NVML_PATH
 # The libraries cubind locates but does not bind (generator/libraries.toml, [[locate]]): their
@@ -87,6 +111,28 @@ CUBIND_RELEASES_nvjitlink := 12_4
 CUBIND_RELEASES_nccl := 
 CUBIND_RELEASES_cudnn := 
 CUBIND_RELEASES_nvml := 
+# The soname of each such release's library: the configured soname whose number is that release's
+# major version (libcublas.so.12 for CUDA 12.4), what its mock's DT_SONAME says; none when the soname's
+# number is not a version (libcuda.so.1).
+CUBIND_RELEASE_SONAME_cublas_12_4 := libcublas.so.12
+CUBIND_RELEASE_SONAME_cublas_11_8 := libcublas.so.11
+CUBIND_RELEASE_SONAME_cublasLt_12_4 := libcublasLt.so.12
+CUBIND_RELEASE_SONAME_cublasLt_11_8 := libcublasLt.so.11
+CUBIND_RELEASE_SONAME_cufft_12_4 := libcufft.so.11
+CUBIND_RELEASE_SONAME_cufft_11_8 := libcufft.so.10
+CUBIND_RELEASE_SONAME_curand_12_4 := libcurand.so.10
+CUBIND_RELEASE_SONAME_curand_11_8 := libcurand.so.10
+CUBIND_RELEASE_SONAME_cusolver_12_4 := libcusolver.so.11
+CUBIND_RELEASE_SONAME_cusolver_11_8 := libcusolver.so.11
+CUBIND_RELEASE_SONAME_cusolverMg_12_4 := libcusolverMg.so.11
+CUBIND_RELEASE_SONAME_cusolverMg_11_8 := libcusolverMg.so.11
+CUBIND_RELEASE_SONAME_cusparse_12_4 := libcusparse.so.12
+CUBIND_RELEASE_SONAME_cusparse_11_8 := libcusparse.so.11
+CUBIND_RELEASE_SONAME_runtime_12_4 := libcudart.so.12
+CUBIND_RELEASE_SONAME_runtime_11_8 := libcudart.so.11.0
+CUBIND_RELEASE_SONAME_nvrtc_12_4 := libnvrtc.so.12
+CUBIND_RELEASE_SONAME_nvrtc_11_8 := libnvrtc.so.11.2
+CUBIND_RELEASE_SONAME_nvjitlink_12_4 := libnvJitLink.so.12
 CUBIND_RELEASES := 12_4 11_8
 # Releases whose include dir (in the releases cache) holds the headers of a unit the toolkit lacks
 # (generator/libraries.toml: headers_release; NVML's nvml.h): the tests that compile NVIDIA's headers

@@ -1,9 +1,9 @@
 /*
  * loader/checks.c - whether what is loaded fits together, with a verdict (include/cubind/machine.h:
  * cubind_check_count, cubind_check_get; docs/machine.md). Layer 9: it asks machine.c (8) for the
- * driver, info.c (8) for each library's release and release note, library.c (7) what is loaded,
- * loaded_objects (2) what else the process has loaded, and reads the generated table of the
- * minimum driver of each release.
+ * driver, info.c (8) the releases a library mixes and a version that contradicts its soname,
+ * library.c (7) what is loaded, releases (3) that contradiction, loaded_objects (2) what else the process has loaded,
+ * and reads the generated table of the minimum driver of each release.
  */
 #define _GNU_SOURCE
 #include <link.h>
@@ -16,6 +16,7 @@
 #include "cubind/machine.h"
 
 #include "error.h"
+#include "info.h"
 #include "internal.h"
 #include "library.h"
 #include "loaded_objects.h"
@@ -211,7 +212,6 @@ static void run(void)
         const cubind__library_desc *d = &cubind__libraries[library];
         const cubind__release_table *t = cubind__release_table_of((cubind_library)library);
         const cubind__opened *lib;
-        struct cubind_library_info info = {.size = sizeof info};
         cubind__loaded loaded;
         const char *release;
         int bits = 0, i;
@@ -226,11 +226,29 @@ static void run(void)
             driver_asked = 1;
             check_driver((cubind_library)library, release, &driver);
         }
-        if (d->coupled != 0 && cubind_library_info((cubind_library)library, &info) == CUBIND_OK)
-            add("coupled-release", (cubind_library)library,
-                info.release_note != NULL ? CUBIND_CHECK_WARNING : CUBIND_CHECK_OK, "%s%s",
-                info.release_note != NULL ? info.release_note : d->file,
-                info.release_note != NULL ? "" : ": the libraries it is used with that are loaded are of its release");
+        if (d->coupled != 0) {
+            cubind__strbuf mix = {0};
+            if (cubind__coupled_mix((cubind_library)library, &mix))
+                add("coupled-release", (cubind_library)library, CUBIND_CHECK_WARNING,
+                    "%s: libraries used together should come from one release", cubind__strbuf_str(&mix));
+            else
+                add("coupled-release", (cubind_library)library, CUBIND_CHECK_OK,
+                    "%s: the libraries it is used with that are loaded are of its release", d->file);
+            cubind__strbuf_free(&mix);
+        }
+        if (d->soname_versioned && lib->version[0] >= 0) {
+            cubind__strbuf note = {0};
+            int by_soname[3];
+            if (cubind__contradicts_soname((cubind_library)library, lib->soname, lib->version, by_soname) &&
+                cubind__version_note((cubind_library)library, &note))
+                add("version-matches-soname", (cubind_library)library, CUBIND_CHECK_WARNING, "%s (%s)",
+                    cubind__strbuf_str(&note), lib->path_escaped);
+            else
+                add("version-matches-soname", (cubind_library)library, CUBIND_CHECK_OK,
+                    "%s %s is of its soname's major (%s)", d->file, lib->version_text,
+                    lib->soname != NULL ? lib->soname : "no soname");
+            cubind__strbuf_free(&note);
+        }
         cubind__walk_loaded(d, &loaded);
         for (i = 0; i < (int)d->soname_count && i < 64; ++i)
             bits += (loaded.sonames >> i) & 1;

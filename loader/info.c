@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "family.h"
+#include "info.h"
 #include "internal.h"
 #include "library.h"
 #include "opened.h"
@@ -60,6 +61,46 @@ static const char *releases_known(cubind_library library)
     return t == NULL ? NULL : release_names(&known_texts[library], t, ~0u, 0);
 }
 
+int cubind__coupled_mix(cubind_library library, cubind__strbuf *text)
+{
+    const cubind__library_desc *d = &cubind__libraries[library];
+    const char *mine = cubind__release_name(library, cubind__release_in_use(library));
+    int other, mixed = 0;
+    for (other = 0; other < CUBIND_LIBRARY_COUNT; ++other) {
+        const char *theirs;
+        if (!(d->coupled & (1ULL << other)) || !cubind__is_loaded((cubind_library)other))
+            continue;
+        theirs = cubind__release_name((cubind_library)other, cubind__release_in_use((cubind_library)other));
+        if (mine == NULL || theirs == NULL || strcmp(mine, theirs) == 0)
+            continue;
+        cubind__strbuf_printf(text, "%s%s is of CUDA %s but %s (%s) of CUDA %s", mixed++ ? "; " : "", d->file, mine,
+                              cubind__libraries[other].file, cubind__opened_of((cubind_library)other)->path_escaped, theirs);
+    }
+    return mixed;
+}
+
+int cubind__version_note(cubind_library library, cubind__strbuf *text)
+{
+    const cubind__opened *lib = cubind__opened_of(library);
+    const cubind__release_table *t = cubind__release_table_of(library);
+    const char *release = cubind__release_name(library, cubind__release_in_use(library));
+    int by_soname[3];
+    if (cubind__contradicts_soname(library, lib->soname, lib->version, by_soname)) {
+        cubind__strbuf_printf(text, "%s answers version %s, which contradicts its soname %s (major %d): it is called as "
+                              "CUDA %s, of the major its soname names", cubind__libraries[library].version_query_name,
+                              lib->version_text, lib->soname, by_soname[0], release != NULL ? release : "?");
+        return 1;
+    }
+    if (t != NULL && t->release_count > 0 && cubind__libraries[library].soname_versioned &&
+        lib->version[0] > cubind__release_at(t, 0)->library_version[0]) {
+        cubind__strbuf_printf(text, "%s %s is of a major newer than every release these bindings know: it is called "
+                              "as CUDA %s because CUBIND_ALLOW_NEWER_MAJOR=1", cubind__libraries[library].file,
+                              lib->version_text, release != NULL ? release : "?");
+        return 1;
+    }
+    return 0;
+}
+
 /* Every distinct release note given out, per library (interned: handed out for as long as the copy is loaded). */
 struct note {
     struct note *earlier;
@@ -68,29 +109,22 @@ struct note {
 static struct note *notes[CUBIND_LIBRARY_COUNT];
 static pthread_mutex_t notes_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Why `library` and the coupled libraries loaded beside it mix releases, or NULL when they do not. */
+/* Why `library` is called as a release its version does not say, and how it and the coupled
+ * libraries loaded beside it mix releases; NULL when neither. */
 static const char *release_note(cubind_library library)
 {
-    const cubind__library_desc *d = &cubind__libraries[library];
-    const char *mine = cubind__release_name(library, cubind__release_in_use(library)), *kept = NULL;
-    cubind__strbuf text = {0};
+    const char *kept = NULL;
+    cubind__strbuf text = {0}, mix = {0};
     struct note *n;
-    int other;
-    for (other = 0; other < CUBIND_LIBRARY_COUNT; ++other) {
-        const char *theirs;
-        if (!(d->coupled & (1ULL << other)) || !cubind__is_loaded((cubind_library)other))
-            continue;
-        theirs = cubind__release_name((cubind_library)other, cubind__release_in_use((cubind_library)other));
-        if (mine == NULL || theirs == NULL || strcmp(mine, theirs) == 0)
-            continue;
-        cubind__strbuf_printf(&text, "%s%s is of CUDA %s but %s (%s) of CUDA %s", text.length ? "; " : "",
-                              d->file, mine, cubind__libraries[other].file, cubind__opened_of((cubind_library)other)->path_escaped, theirs);
-    }
+    cubind__version_note(library, &text);
+    if (cubind__coupled_mix(library, &mix))
+        cubind__strbuf_printf(&text, "%s%s: libraries used together should come from one release",
+                              text.length ? "; " : "", cubind__strbuf_str(&mix));
+    cubind__strbuf_free(&mix);
     if (text.length == 0) {
         cubind__strbuf_free(&text);
         return NULL;
     }
-    cubind__strbuf_printf(&text, ": libraries used together should come from one release");
     cubind__unload_watch(); /* before it is kept */
     pthread_mutex_lock(&notes_lock);
     for (n = notes[library]; n != NULL && kept == NULL; n = n->earlier)

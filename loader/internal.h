@@ -130,6 +130,7 @@ typedef struct cubind__library_desc {
     size_t refused_count;
     unsigned long long coupled;          /* bit (1 << library) of each library it must share a release with */
     int serves_every_release;            /* one library for every CUDA release (the driver) */
+    int soname_versioned;                /* its soname's number is its major version (not libcuda.so.1's) */
     int abi_version;                     /* the CUDA version the bindings were generated for: 13000 */
     int status_success;
     int status_missing_library;

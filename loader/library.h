@@ -45,4 +45,5 @@ const char *const *cubind__all_names(cubind_library library);
  * opened stay open. */
 void cubind__library_unload(void);
 
+
 #endif /* CUBIND_LIBRARY_H */

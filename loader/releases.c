@@ -5,13 +5,17 @@
  * symbols NVIDIA's headers select carry their ABI version in their names (cuMemAlloc_v2), the
  * driver's too: cuGetProcAddress, asked by API name, hands out the newest form a driver has (at
  * 13000, cuCtxSynchronize_v2's for cuCtxSynchronize, seen on driver 580), so it is not used.
- * Layer 3: calls opened (2), strbuf (1) and the generated tables; called by library.c (7) and info.c (8).
+ * Layer 3: calls opened (2), strbuf (1), environment (1) and the generated tables; called by
+ * library.c (7) and info.c (8).
  */
 #include "releases.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "environment.h"
 
 static const char *strings(const cubind__release_table *t)
 {
@@ -108,12 +112,44 @@ static int release_number(const char *name)
     return major * 1000 + minor * 10;
 }
 
+int cubind__newer_major_allowed(void)
+{
+    const char *allow = cubind__getenv("CUBIND_ALLOW_NEWER_MAJOR");
+    return allow != NULL && strcmp(allow, "1") == 0;
+}
+
+int cubind__contradicts_soname(cubind_library library, const char *soname, const int version[3], int by_soname[3])
+{
+    const char *number = soname != NULL ? strstr(soname, ".so.") : NULL;
+    char *end;
+    long major;
+    if (!cubind__libraries[library].soname_versioned || number == NULL || version[0] < 0 || number[4] < '0' ||
+        number[4] > '9')
+        return 0;
+    major = strtol(number + 4, &end, 10);
+    if (major == version[0] || major > 100000)
+        return 0;
+    by_soname[0] = (int)major;
+    by_soname[1] = by_soname[2] = -1;
+    return 1;
+}
+
 int cubind__release_of(cubind_library library, const int version[3], cubind__strbuf *why)
 {
     const cubind__release_table *t = cubind__release_table_of(library);
+    const cubind__release *newest;
     int release, minimum = atomic_load_explicit(&required[library], memory_order_acquire);
     if (t == NULL || t->release_count == 0)
         return 0;
+    newest = cubind__release_at(t, 0);
+    if (cubind__libraries[library].soname_versioned && version[0] > newest->library_version[0] &&
+        !cubind__newer_major_allowed()) {
+        cubind__strbuf_printf(why, "its major version, %d, is newer than every release these bindings know (the "
+                              "newest: CUDA %s, version %d): NVIDIA changes a library's ABI at a major version, so it "
+                              "is not called with CUDA %s's (CUBIND_ALLOW_NEWER_MAJOR=1 calls it so, at the "
+                              "program's risk)", version[0], newest->name, newest->library_version[0], newest->name);
+        return -1;
+    }
     /* One library for every release (the driver): only a release it is not older than describes
      * what it has. */
     release = t->release_count == 1 ? 0 : choose(t, version, cubind__libraries[library].serves_every_release);

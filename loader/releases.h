@@ -9,7 +9,7 @@
  * functions whose call differs there. A function absent from that list is called as in the
  * newest release. Offsets, not pointers, as in the symbol table: nothing here is relocated at
  * start-up.
- * Layer 3: calls opened (2), strbuf (1) and the generated tables.
+ * Layer 3: calls opened (2), strbuf (1), environment (1) and the generated tables.
  */
 #ifndef CUBIND_RELEASES_H
 #define CUBIND_RELEASES_H
@@ -78,9 +78,21 @@ void cubind__convert_record(void *to, size_t to_size, const void *from, const cu
                             size_t count);
 
 /* The release whose ABI `library`, answering `version` to its version query, is called with:
- * an index into its release table (0 when the bindings know only one). -1 when none fits or the
- * program required a newer one (cubind_require_release), with the reason appended to `why`. */
+ * an index into its release table (0 when the bindings know only one). -1 when none fits, when
+ * the program required a newer one (cubind_require_release), or when its major version is newer
+ * than every release's (NVIDIA changes ABIs at a major: docs/releases.md) and
+ * CUBIND_ALLOW_NEWER_MAJOR is not 1, with the reason appended to `why`. A library whose soname's
+ * number is not its version (libcuda.so.1, libnvidia-ml.so.1) serves newer releases too. */
 int cubind__release_of(cubind_library library, const int version[3], cubind__strbuf *why);
+
+/* 1 when `library`'s version `version` contradicts its soname `soname` (libcudart.so.12 answering
+ * 99.99): its major is not the soname's number, for a library whose soname's number is its major.
+ * `by_soname` is then what the soname says, {12, -1, -1}: the version the release is chosen by, the
+ * soname being what the dynamic linker and NVIDIA's ABI promise go by. Else 0. */
+int cubind__contradicts_soname(cubind_library library, const char *soname, const int version[3], int by_soname[3]);
+
+/* 1 when CUBIND_ALLOW_NEWER_MAJOR=1 lets a library newer than every release be called as the newest. */
+int cubind__newer_major_allowed(void);
 
 /* cubind_require_release's record: `library` is accepted from CUDA major.minor on. */
 cubind_error_kind cubind__require_release(cubind_library library, int major, int minor);

@@ -321,18 +321,22 @@ static int scenario_coupled_beside(void)
     CHECK(same(lt.found_by, "beside a library it is used with"));
     folder = (size_t)(strrchr(blas.real_path, '/') - blas.real_path);
     CHECK(strncmp(lt.real_path, blas.real_path, folder + 1) == 0 && strchr(lt.real_path + folder + 1, '/') == NULL);
-    CHECK(lt.release_note == NULL && blas.release_note == NULL);
+    /* (the mocks' 77.1.2 contradicts their sonames: that note, never one of mixed releases) */
+    CHECK(lt.release_note == NULL || !contains(lt.release_note, "should come from one release"));
+    CHECK(blas.release_note == NULL || !contains(blas.release_note, "should come from one release"));
     return 0;
 }
 
 /* A library older than every release the bindings know is not loaded: its ABI is unknown. */
+/* (the driver: a version of a versioned soname that is older than it says would contradict it, and
+ * its soname then decides; libcuda.so.1's number is no version) */
 static int scenario_version_too_old(void)
 {
     struct cubind_library_info info = {.size = sizeof info};
-    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
+    CHECK(cubind_library_info(CUBIND_LIB_DRIVER, &info) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
     CHECK(info.found == 0);
     CHECK(contains(info.error, "older than the oldest release these bindings know"));
-    CHECK(contains(info.error, "1.2.3"));
+    CHECK(contains(info.error, "1.2 ("));
     CHECK(!contains(info.error, ".-1")); /* only the known parts of a version are written */
     return 0;
 }

@@ -464,6 +464,64 @@ static void test_count_out_of_range(void **state)
     in_child(count_out_of_range);
 }
 
+/* CUDA 12.4's cuBLASLt (DT_SONAME libcublasLt.so.12) answering 99.99: the version contradicts the
+ * soname, which decides the release (12.4, never the newest, 13.0); said in the note and a check. */
+static void version_contradicts_soname(void)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    const char *reason = NULL;
+    path_env("CUBIND_CUBLASLT_PATH", "CUBIND_TEST_RELEASE_MOCK_DIR", "libcublasLt.so.13");
+    setenv("CUBIND_MOCK_VERSION", "99.99.0", 1);
+    CHECK(cubind_load(CUBIND_LIB_CUBLASLT) == CUBIND_OK);
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLASLT, &info) == CUBIND_OK);
+    CHECK(info.version_major == 99 && info.soname != NULL && strcmp(info.soname, "libcublasLt.so.12") == 0);
+    CHECK(info.release != NULL && strcmp(info.release, "12.4") == 0);
+    CHECK(info.release_note != NULL &&
+          strstr(info.release_note, "answers version 99.99.0, which contradicts its soname libcublasLt.so.12 (major "
+                                    "12): it is called as CUDA 12.4") != NULL);
+    CHECK(verdict_of("version-matches-soname", CUBIND_LIB_CUBLASLT, &reason) == CUBIND_CHECK_WARNING);
+    CHECK(strstr(reason, "contradicts its soname") != NULL);
+}
+
+static void test_version_contradicts_soname(void **state)
+{
+    (void)state;
+    in_child(version_contradicts_soname);
+}
+
+/* A cuBLASLt of the next major (libcublasLt.so.14 answering 14.0.0): refused, with the reason, unless
+ * CUBIND_ALLOW_NEWER_MAJOR=1, which calls it as the newest release read and says so. */
+static void newer_major(void)
+{
+    setenv("CUBIND_CUBLASLT_PATH", getenv("CUBIND_TEST_NEXT_MOCK"), 1);
+    setenv("CUBIND_MOCK_VERSION", "14.0.0", 1);
+    CHECK(cubind_load(CUBIND_LIB_CUBLASLT) == CUBIND_ERROR_LIBRARY_NOT_FOUND);
+    CHECK(strstr(cubind_last_error()->message, "its major version, 14, is newer than every release these bindings "
+                                               "know") != NULL);
+    CHECK(strstr(cubind_last_error()->message, "CUBIND_ALLOW_NEWER_MAJOR=1") != NULL);
+}
+
+static void newer_major_allowed(void)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    const char *reason = NULL;
+    setenv("CUBIND_CUBLASLT_PATH", getenv("CUBIND_TEST_NEXT_MOCK"), 1);
+    setenv("CUBIND_MOCK_VERSION", "14.0.0", 1);
+    setenv("CUBIND_ALLOW_NEWER_MAJOR", "1", 1);
+    CHECK(cubind_load(CUBIND_LIB_CUBLASLT) == CUBIND_OK);
+    CHECK(cubind_library_info(CUBIND_LIB_CUBLASLT, &info) == CUBIND_OK);
+    CHECK(info.release != NULL && info.releases != NULL && strncmp(info.releases, info.release, strlen(info.release)) == 0);
+    CHECK(info.release_note != NULL && strstr(info.release_note, "because CUBIND_ALLOW_NEWER_MAJOR=1") != NULL);
+    CHECK(verdict_of("version-matches-soname", CUBIND_LIB_CUBLASLT, &reason) == CUBIND_CHECK_OK);
+}
+
+static void test_newer_major(void **state)
+{
+    (void)state;
+    in_child(newer_major);
+    in_child(newer_major_allowed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -474,7 +532,8 @@ int main(void)
         cmocka_unit_test(test_mixed_releases), cmocka_unit_test(test_new_driver),
         cmocka_unit_test(test_cancelled_while_gathering), cmocka_unit_test(test_nvml_initialized_once),
         cmocka_unit_test(test_unterminated_nvml), cmocka_unit_test(test_unterminated_driver),
-        cmocka_unit_test(test_count_out_of_range),
+        cmocka_unit_test(test_count_out_of_range), cmocka_unit_test(test_version_contradicts_soname),
+        cmocka_unit_test(test_newer_major),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,9 +131,9 @@ $(foreach l,$(CUBIND_LIBRARIES),$(eval $(call mock_rules,$(l))))
 # (a library without that release keeps its newest mock).
 RELEASE_MOCKS := $(foreach l,$(CUBIND_LIBRARIES),$(foreach r,$(CUBIND_RELEASES_$(l)),$(TEST_BUILD)/mock-r$(r)/$(CUBIND_SONAME_$(l))))
 define release_mock_rules
-$(TEST_BUILD)/mock-r$(2)/$(CUBIND_SONAME_$(1)): $(GENERATED)/tests/mock_$(1)-r$(2).c $(RECORDER) $(PUBLIC_HEADERS)
+$(TEST_BUILD)/mock-r$(2)/$(CUBIND_SONAME_$(1)): $(GENERATED)/tests/mock_$(1)-r$(2).c $(RECORDER) $(PUBLIC_HEADERS) $(GENERATED)/build.mk
 	@mkdir -p $$(dir $$@)
-	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,$(or $(CUBIND_RELEASE_SONAME_$(1)_$(2)),$(CUBIND_SONAME_$(1))) -o $$@ $$< \
 	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN/../mock' $(LDFLAGS_SAN)
 endef
 $(foreach l,$(CUBIND_LIBRARIES),$(foreach r,$(CUBIND_RELEASES_$(l)),$(eval $(call release_mock_rules,$(l),$(r)))))
@@ -272,6 +272,12 @@ $(MACHINE_DIR)/stub/libnvidia-ml.so: tests/machine/fake_nvml.c
 $(MACHINE_DIR)/cuda/libcuda.so.1: tests/machine/fake_cuda.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $< $(LDFLAGS_SAN)
+# A mock of cuBLASLt's next major (soname and version): refused unless CUBIND_ALLOW_NEWER_MAJOR=1.
+NEXT_MOCK := $(TEST_BUILD)/mock-next/$(CUBIND_NEXT_SONAME_cublasLt)
+$(NEXT_MOCK): $(GENERATED)/tests/mock_cublasLt.c $(RECORDER) $(PUBLIC_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,$(notdir $@) -o $@ $< \
+	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$ORIGIN/../mock' $(LDFLAGS_SAN)
 $(TEST_BUILD)/test_machine: $(TEST_BUILD)/obj/tests/test_machine.o $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
 # The kernel module's release as loader/no_gpu.c reads it: built with that file itself (its parser is hidden in libcubind).
@@ -279,10 +285,10 @@ $(TEST_BUILD)/test_no_gpu: tests/test_no_gpu.c loader/no_gpu.c loader/no_gpu.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Iloader -o $@ tests/test_no_gpu.c loader/no_gpu.c $(LDFLAGS_SAN) -lcmocka -lpthread
 test-machine: $(TEST_BUILD)/test_machine $(TEST_BUILD)/test_no_gpu $(PROBE) $(MACHINE_FAKES) $(MOCK_DIR)/$(CUBIND_SONAME_cublas) \
-              $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_cublasLt)
+              $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_cublasLt) $(NEXT_MOCK)
 	$(RESULTS) run test_no_gpu cmocka -- $(TEST_BUILD)/test_no_gpu
 	CUBIND_TEST_MACHINE_DIR=$(abspath $(MACHINE_DIR)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
-	    CUBIND_TEST_RELEASE_MOCK_DIR=$(abspath $(TEST_BUILD)/mock-r12_4) \
+	    CUBIND_TEST_RELEASE_MOCK_DIR=$(abspath $(TEST_BUILD)/mock-r12_4) CUBIND_TEST_NEXT_MOCK=$(abspath $(NEXT_MOCK)) \
 	    $(RESULTS) run test_machine cmocka -- $(TEST_BUILD)/test_machine
 	CUBIND_TEST_MACHINE_DIR=$(abspath $(MACHINE_DIR)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
 	    CUBIND_TEST_RELEASE_MOCK_DIR=$(abspath $(TEST_BUILD)/mock-r12_4) CUBIND_PROBE=$(abspath $(PROBE)) \
