@@ -139,4 +139,4 @@ CUBIND_RELEASES := 12_4 11_8
 # search them after the toolkit's (-idirafter), so the toolkit's own headers still win.
 CUBIND_HEADER_RELEASES := 12.4
 # The module headers (cubind/<module>.h), each of which a program may include alone.
-CUBIND_MODULES := cublas cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml
+CUBIND_MODULES := cublas cublasXt cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml

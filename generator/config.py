@@ -70,6 +70,21 @@ class Unit:
         return tuple(h for m in self.modules for h in m.headers)
 
 
+@dataclass(frozen=True)
+class Unbound:
+    """Functions a library exports and a toolkit header declares that cubind does not bind, picked
+    by name (an fnmatch pattern) or by the header that declares them, with why (tests/census)."""
+    reason: str
+    pattern: str | None = None   # over the exported symbol's name
+    header: str | None = None    # fnmatch pattern over the declaring header, relative to an include dir
+
+    def matches(self, symbol: str, headers: frozenset[str]) -> bool:
+        """Whether it covers `symbol`, declared in `headers` (each relative to its include dir)."""
+        if self.pattern is not None:
+            return fnmatch.fnmatchcase(symbol, self.pattern)
+        return bool(headers) and all(fnmatch.fnmatchcase(h, self.header or "") for h in headers)
+
+
 VERSION_KINDS = ("property", "encoded", "major-minor", "file-name")
 
 
@@ -114,6 +129,12 @@ class Library:
     informational: tuple[tuple[str, str], ...] = ()
     # where NVIDIA's pip wheels put it, relative to a site-packages directory ("nvidia/cu13/lib")
     wheel_dirs: tuple[str, ...] = ()
+    # exported functions a toolkit header declares that cubind does not bind, with why
+    unbound: tuple[Unbound, ...] = ()
+
+    def unbound_reason(self, symbol: str, headers: frozenset[str]) -> str | None:
+        """Why an exported function declared in `headers` is not bound, or None: it must be."""
+        return next((u.reason for u in self.unbound if u.matches(symbol, headers)), None)
 
     @property
     def env_var(self) -> str:
@@ -303,6 +324,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             coupled=tuple(lib.get("coupled", ())),
             informational=tuple(sorted(lib.get("informational", {}).items())),
             wheel_dirs=tuple(lib.get("wheel_dirs", ())),
+            unbound=tuple(Unbound(u["reason"], u.get("pattern"), u.get("header")) for u in lib.get("unbound", ())),
         )
         for lib in raw["library"]
     ), key=lambda lib: lib.id))
@@ -400,6 +422,10 @@ def _validate(config: Config) -> None:
         if (query.kind == "encoded") != bool(query.encoding) or (entry.returns_value and query.kind != "encoded"):
             raise ConfigError(f"locate {entry.name}: encoding and returns go with version kind encoded only")
     for lib in config.libraries:
+        for entry in lib.unbound:
+            if (entry.pattern is None) == (entry.header is None) or not entry.reason.strip():
+                raise ConfigError(f"library {lib.name}: an unbound entry names a pattern or a header (one of them), "
+                                  "and a reason")
         for other in lib.coupled:
             if other not in names or other == lib.name:
                 raise ConfigError(f"library {lib.name}: coupled library {other!r} is not another library")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import api, release_calls
 from .config import Config, Library, Module
@@ -39,7 +40,9 @@ class ModuleModel:
 @dataclass
 class LibraryModel:
     library: Library
-    functions: list[dict]         # in IR order; a function's index is its symbol slot
+    # module by module in configuration order, each in IR order; a function's index is its symbol
+    # slot (a module added to a library takes the slots after the others': slots_aliases())
+    functions: list[dict]
     modules: list[str]
     header_version: str
     status_constants: list[dict]  # every value of the status enum
@@ -51,6 +54,8 @@ class LibraryModel:
     trace_enum_of: dict[str, str] = field(default_factory=dict)  # type spelling -> lookup function
     slots_symbol: str = ""        # the inline form's exported pointer to the slots (slots_symbol())
     slot_of: dict[str, int] = field(default_factory=dict)  # cubind name -> its index in the slots
+    # the released names of the slots whose layout is a beginning of this one (slots_aliases())
+    slots_aliases: list[str] = field(default_factory=list)
     # per CUDA release read, what each call becomes there (generator/release_calls.py)
     release_plan: release_calls.ReleasePlan | None = None
     # the statuses the library documents as not failures (libraries.toml `informational`), by value:
@@ -66,6 +71,36 @@ def slots_symbol(library_name: str, functions: list[dict]) -> str:
     layout = "\n".join(f"{f['symbol']} {f['returns']['type']} ({', '.join(p['type'] for p in f['params'])})"
                        for f in functions)
     return f"cubind_{library_name}_slots_{hashlib.sha256(layout.encode()).hexdigest()[:12]}"
+
+
+# The exported ABI as released (tests/tests.mk test-exports compares the library with it).
+ABI_BASELINE = Path(__file__).resolve().parent.parent / "abi" / "symbols.txt"
+
+
+def released_symbols(path: Path = ABI_BASELINE) -> frozenset[str]:
+    """The names libcubind exported when released (abi/symbols.txt without the version node)."""
+    try:
+        return frozenset(line.split("@", 1)[0] for line in path.read_text().split())
+    except FileNotFoundError:
+        return frozenset()
+
+
+def slots_aliases(library_name: str, functions: list[dict], released: frozenset[str]) -> list[str]:
+    """The released slots names of this library whose layout is a beginning of this one: functions
+    added since then took the slots after the others, so a program built with CUBIND_INLINE against
+    that release reads the same indices, and libcubind exports its slots under those names too
+    (the ABI only grows)."""
+    wanted = {name for name in released if name.startswith(f"cubind_{library_name}_slots_")}
+    wanted.discard(slots_symbol(library_name, functions))
+    found = []
+    for count in range(len(functions)):
+        if not wanted:
+            break
+        name = slots_symbol(library_name, functions[:count])
+        if name in wanted:
+            wanted.discard(name)
+            found.append(name)
+    return sorted(found)
 
 
 @dataclass
@@ -163,9 +198,13 @@ def build(config: Config, irs: list[dict]) -> Model:
 
     enum_index = _type_index(irs)
     libraries = []
+    module_rank = {m.name: i for i, m in enumerate(config.modules)}
+    released = released_symbols()
     for library in config.libraries:
-        functions = [f for ir in irs for f in ir["functions"] if f["library"] == library.name]
-        function_irs = [ir for ir in irs for f in ir["functions"] if f["library"] == library.name]
+        pairs = sorted(((f, ir) for ir in irs for f in ir["functions"] if f["library"] == library.name),
+                       key=lambda pair: module_rank[pair[0]["module"]])
+        functions = [f for f, _ in pairs]
+        function_irs = [ir for _, ir in pairs]
         unit_versions = {ir["header_version"] for ir in irs if any(f["library"] == library.name for f in ir["functions"])}
         status = _status_enum(irs, library.status_type)
         callable_ = [(i, f) for i, f in enumerate(functions) if _callable_with_zeros(f)]
@@ -187,6 +226,7 @@ def build(config: Config, irs: list[dict]) -> Model:
                 trace_enum_of,
                 slots_symbol(library.name, functions),
                 {f["cubind_name"]: i for i, f in enumerate(functions)},
+                slots_aliases(library.name, functions, released),
                 release_calls.plan(functions, function_irs, cuda_versions_list[0],
                                    _header_version_numbers(sorted(unit_versions))),
                 informational,

@@ -66,7 +66,7 @@ include tests/embed/embed.mk
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
-.PHONY: test-copies test-copies-c test-machine test-layering test-passthrough test-loader test-unload test-real test-abi test-probe test-link test-install test-valgrind \
+.PHONY: test-copies test-copies-c test-machine test-layering test-passthrough test-loader test-unload test-real test-abi test-probe test-census test-link test-install test-valgrind \
         test-trace test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
         test-docs abi-baseline
 
@@ -86,7 +86,7 @@ test-generator: deps-generator deps-test
 
 test-c: test-passthrough test-loader test-trace test-unload test-real test-probe test-machine test-examples \
         $(if $(SAN),test-copies-c,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
-        test-bench-build)
+        test-bench-build test-census)
 
 # The loader is a one-way stack (docs/loader-internals.md): each file's includes and its object's
 # calls go to lower layers only, and no file is over 550 lines.
@@ -330,6 +330,13 @@ test-probe: $(PROBE) $(MOCKS) $(HALF_MOCKS) deps-test
 	    CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) CUBIND_TEST_BUILD=$(abspath $(BUILD)) \
 	    CUBIND_TEST_CC="$(CC) $(LDFLAGS_SAN)" \
 	    $(RESULTS) run tests/probe pytest -- $(PYTHON) -m pytest -q tests/probe
+
+# Every function a bound library exports that a header of the toolkit declares is bound, or listed in
+# the library's `unbound` entries with why (tests/census: the library's file, NVIDIA's headers through
+# libclang, libcubind's exports).
+test-census: $(LIBRARY_REAL) deps-generator deps-test
+	CUBIND_LIBRARY=$(abspath $(LIBRARY_REAL)) CUDA_PATH=$(CUDA_PATH) \
+	    $(RESULTS) run tests/census pytest -- $(PYTHON) -m pytest -q -s tests/census
 
 # libcubind.so needs no CUDA library to load: it opens them itself.
 test-link: $(LIBRARY_SO)

@@ -1427,6 +1427,35 @@ struct cublasContext;
 typedef struct cublasContext *cublasHandle_t;
 typedef void (*cublasLogCallback)(const char *);
 
+/* cublasXt.h */
+struct cublasXtContext;
+typedef struct cublasXtContext *cublasXtHandle_t;
+typedef enum {
+    CUBLASXT_PINNING_DISABLED = 0,
+    CUBLASXT_PINNING_ENABLED = 1
+} cublasXtPinnedMemMode_t;
+typedef enum {
+    CUBLASXT_FLOAT = 0,
+    CUBLASXT_DOUBLE = 1,
+    CUBLASXT_COMPLEX = 2,
+    CUBLASXT_DOUBLECOMPLEX = 3
+} cublasXtOpType_t;
+typedef enum {
+    CUBLASXT_GEMM = 0,
+    CUBLASXT_SYRK = 1,
+    CUBLASXT_HERK = 2,
+    CUBLASXT_SYMM = 3,
+    CUBLASXT_HEMM = 4,
+    CUBLASXT_TRSM = 5,
+    CUBLASXT_SYR2K = 6,
+    CUBLASXT_HER2K = 7,
+    CUBLASXT_SPMM = 8,
+    CUBLASXT_SYRKX = 9,
+    CUBLASXT_HERKX = 10,
+    CUBLASXT_TRMM = 11,
+    CUBLASXT_ROUTINE_MAX = 12
+} cublasXtBlasOp_t;
+
 /* cublasLt.h */
 enum { CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA = 1 };
 enum { CUBLASLT_NUMERICAL_IMPL_FLAGS_HMMA = 2 };
@@ -5035,6 +5064,13 @@ struct CUlogsCallbackEntry_st;
 typedef struct CUlogsCallbackEntry_st *CUlogsCallbackHandle;
 typedef void (*CUlogsCallback)(void *, CUlogLevel, char *, size_t);
 typedef unsigned int CUlogIterator;
+
+/* cudaProfiler.h */
+enum CUoutput_mode_enum {
+    CU_OUT_KEY_VALUE_PAIR = 0,
+    CU_OUT_CSV = 1
+};
+typedef enum CUoutput_mode_enum CUoutput_mode;
 
 /* nvrtc.h */
 typedef enum {
@@ -8677,6 +8713,59 @@ cublasStatus_t cubind_cublas_hgemm_batched_64(cublasHandle_t handle, cublasOpera
 cublasStatus_t cubind_cublas_hgemm_strided_batched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount);
 cublasStatus_t cubind_cublas_hgemm_strided_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount);
 
+/* cublasXt: 51 wrappers */
+cublasStatus_t cubind_cublasXt_create(cublasXtHandle_t *handle);
+cublasStatus_t cubind_cublasXt_destroy(cublasXtHandle_t handle);
+cublasStatus_t cubind_cublasXt_get_num_boards(int nbDevices, int deviceId[], int *nbBoards);
+cublasStatus_t cubind_cublasXt_max_boards(int *nbGpuBoards);
+cublasStatus_t cubind_cublasXt_device_select(cublasXtHandle_t handle, int nbDevices, int deviceId[]);
+cublasStatus_t cubind_cublasXt_set_block_dim(cublasXtHandle_t handle, int blockDim);
+cublasStatus_t cubind_cublasXt_get_block_dim(cublasXtHandle_t handle, int *blockDim);
+cublasStatus_t cubind_cublasXt_get_pinning_mem_mode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t *mode);
+cublasStatus_t cubind_cublasXt_set_pinning_mem_mode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t mode);
+cublasStatus_t cubind_cublasXt_set_cpu_routine(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, void *blasFunctor);
+cublasStatus_t cubind_cublasXt_set_cpu_ratio(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, float ratio);
+cublasStatus_t cubind_cublasXt_sgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_dgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_cgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_zgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_ssyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *beta, float *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_dsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *beta, double *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_csyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *beta, cuComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_zsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_cherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const cuComplex *A, size_t lda, const float *beta, cuComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_zherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const cuDoubleComplex *A, size_t lda, const double *beta, cuDoubleComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_ssyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_dsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_csyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_zsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_cherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const float *beta, cuComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_zherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const double *beta, cuDoubleComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_strsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float *alpha, const float *A, size_t lda, float *B, size_t ldb);
+cublasStatus_t cubind_cublasXt_dtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double *alpha, const double *A, size_t lda, double *B, size_t ldb);
+cublasStatus_t cubind_cublasXt_ctrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, cuComplex *B, size_t ldb);
+cublasStatus_t cubind_cublasXt_ztrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, cuDoubleComplex *B, size_t ldb);
+cublasStatus_t cubind_cublasXt_ssymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_dsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_csymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_zsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_chemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_zhemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_ssyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_dsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_csyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_zsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_cher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const float *beta, cuComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_zher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const double *beta, cuDoubleComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_sspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float *alpha, const float *AP, const float *B, size_t ldb, const float *beta, float *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_dspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double *alpha, const double *AP, const double *B, size_t ldb, const double *beta, double *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_cspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_zspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_strmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_dtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, double *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_ctrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, cuComplex *C, size_t ldc);
+cublasStatus_t cubind_cublasXt_ztrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, cuDoubleComplex *C, size_t ldc);
+
 /* cublasLt: 50 wrappers */
 cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle);
 cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle);
@@ -9886,7 +9975,7 @@ cusparseStatus_t cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext(cu
 cusparseStatus_t cubind_cusparse_hprune_csr2csr_nnz_by_percentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer);
 cusparseStatus_t cubind_cusparse_hprune_csr2csr_by_percentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer);
 
-/* runtime: 310 wrappers */
+/* runtime: 312 wrappers */
 cudaError_t cubind_runtime_device_reset(void);
 cudaError_t cubind_runtime_device_synchronize(void);
 cudaError_t cubind_runtime_device_set_limit(enum cudaLimit limit, size_t value);
@@ -10197,8 +10286,10 @@ cudaError_t cubind_runtime_kernel_set_attribute_for_device(cudaKernel_t kernel, 
 cudaError_t cubind_runtime_get_export_table(const void **ppExportTable, const cudaUUID_t *pExportTableId);
 cudaError_t cubind_runtime_get_func_by_symbol(cudaFunction_t *functionPtr, const void *symbolPtr);
 cudaError_t cubind_runtime_get_kernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
+cudaError_t cubind_runtime_profiler_start(void);
+cudaError_t cubind_runtime_profiler_stop(void);
 
-/* driver: 449 wrappers */
+/* driver: 452 wrappers */
 CUresult cubind_driver_get_error_string(CUresult error, const char **pStr);
 CUresult cubind_driver_get_error_name(CUresult error, const char **pStr);
 CUresult cubind_driver_init(unsigned int Flags);
@@ -10648,6 +10739,9 @@ CUresult cubind_driver_checkpoint_process_lock(int pid, CUcheckpointLockArgs *ar
 CUresult cubind_driver_checkpoint_process_checkpoint(int pid, CUcheckpointCheckpointArgs *args);
 CUresult cubind_driver_checkpoint_process_restore(int pid, CUcheckpointRestoreArgs *args);
 CUresult cubind_driver_checkpoint_process_unlock(int pid, CUcheckpointUnlockArgs *args);
+CUresult cubind_driver_profiler_initialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode);
+CUresult cubind_driver_profiler_start(void);
+CUresult cubind_driver_profiler_stop(void);
 
 /* nvrtc: 24 wrappers */
 const char *cubind_nvrtc_get_error_string(nvrtcResult result);

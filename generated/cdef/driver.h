@@ -2013,7 +2013,14 @@ typedef struct CUlogsCallbackEntry_st *CUlogsCallbackHandle;
 typedef void (*CUlogsCallback)(void *, CUlogLevel, char *, size_t);
 typedef unsigned int CUlogIterator;
 
-/* driver: 449 wrappers */
+/* cudaProfiler.h */
+enum CUoutput_mode_enum {
+    CU_OUT_KEY_VALUE_PAIR = 0,
+    CU_OUT_CSV = 1
+};
+typedef enum CUoutput_mode_enum CUoutput_mode;
+
+/* driver: 452 wrappers */
 CUresult cubind_driver_get_error_string(CUresult error, const char **pStr);
 CUresult cubind_driver_get_error_name(CUresult error, const char **pStr);
 CUresult cubind_driver_init(unsigned int Flags);
@@ -2463,3 +2470,6 @@ CUresult cubind_driver_checkpoint_process_lock(int pid, CUcheckpointLockArgs *ar
 CUresult cubind_driver_checkpoint_process_checkpoint(int pid, CUcheckpointCheckpointArgs *args);
 CUresult cubind_driver_checkpoint_process_restore(int pid, CUcheckpointRestoreArgs *args);
 CUresult cubind_driver_checkpoint_process_unlock(int pid, CUcheckpointUnlockArgs *args);
+CUresult cubind_driver_profiler_initialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode);
+CUresult cubind_driver_profiler_start(void);
+CUresult cubind_driver_profiler_stop(void);

@@ -12,7 +12,7 @@ enum { __CUDART_API_VERSION = 13000 };
 typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void *);
 typedef void (*cudaLogsCallback_t)(void *, cudaLogLevel, char *, size_t);
 
-/* runtime: 310 wrappers */
+/* runtime: 312 wrappers */
 cudaError_t cubind_runtime_device_reset(void);
 cudaError_t cubind_runtime_device_synchronize(void);
 cudaError_t cubind_runtime_device_set_limit(enum cudaLimit limit, size_t value);
@@ -323,3 +323,5 @@ cudaError_t cubind_runtime_kernel_set_attribute_for_device(cudaKernel_t kernel, 
 cudaError_t cubind_runtime_get_export_table(const void **ppExportTable, const cudaUUID_t *pExportTableId);
 cudaError_t cubind_runtime_get_func_by_symbol(cudaFunction_t *functionPtr, const void *symbolPtr);
 cudaError_t cubind_runtime_get_kernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
+cudaError_t cubind_runtime_profiler_start(void);
+cudaError_t cubind_runtime_profiler_stop(void);

@@ -401,7 +401,7 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
 {
     switch (library) {
     case CUBIND_LIB_CUBLAS:
-        if (index < 539)
+        if (index < 590)
             return cubind__status_error((const cubind__symbol_table *)&cubind__cublas_symbols, index,
                                         status);
         break;
@@ -436,12 +436,12 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
                                         status);
         break;
     case CUBIND_LIB_RUNTIME:
-        if (index < 310)
+        if (index < 312)
             return cubind__status_error_informational((const cubind__symbol_table *)&cubind__runtime_symbols, index,
                                         status);
         break;
     case CUBIND_LIB_DRIVER:
-        if (index < 449)
+        if (index < 452)
             return cubind__status_error_informational((const cubind__symbol_table *)&cubind__driver_symbols, index,
                                         status);
         break;

@@ -7,6 +7,7 @@
  */
 #if defined(CUBIND_ABI_NVIDIA)
 #include <cublas_v2.h>
+#include <cublasXt.h>
 #endif
 #include <stddef.h>
 #include <stdio.h>
@@ -1059,6 +1060,108 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cublasZgetrsBatched), __
                "cubind_cublas_zgetrs_batched does not have the type of cublasZgetrsBatched");
 _Static_assert(__builtin_types_compatible_p(__typeof__(&cublasUint8gemmBias), __typeof__(&cubind_cublas_uint8gemm_bias)),
                "cubind_cublas_uint8gemm_bias does not have the type of cublasUint8gemmBias");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCreate), __typeof__(&cubind_cublasXt_create)),
+               "cubind_cublasXt_create does not have the type of cublasXtCreate");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtDestroy), __typeof__(&cubind_cublasXt_destroy)),
+               "cubind_cublasXt_destroy does not have the type of cublasXtDestroy");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtGetNumBoards), __typeof__(&cubind_cublasXt_get_num_boards)),
+               "cubind_cublasXt_get_num_boards does not have the type of cublasXtGetNumBoards");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtMaxBoards), __typeof__(&cubind_cublasXt_max_boards)),
+               "cubind_cublasXt_max_boards does not have the type of cublasXtMaxBoards");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtDeviceSelect), __typeof__(&cubind_cublasXt_device_select)),
+               "cubind_cublasXt_device_select does not have the type of cublasXtDeviceSelect");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtSetBlockDim), __typeof__(&cubind_cublasXt_set_block_dim)),
+               "cubind_cublasXt_set_block_dim does not have the type of cublasXtSetBlockDim");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtGetBlockDim), __typeof__(&cubind_cublasXt_get_block_dim)),
+               "cubind_cublasXt_get_block_dim does not have the type of cublasXtGetBlockDim");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtGetPinningMemMode), __typeof__(&cubind_cublasXt_get_pinning_mem_mode)),
+               "cubind_cublasXt_get_pinning_mem_mode does not have the type of cublasXtGetPinningMemMode");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtSetPinningMemMode), __typeof__(&cubind_cublasXt_set_pinning_mem_mode)),
+               "cubind_cublasXt_set_pinning_mem_mode does not have the type of cublasXtSetPinningMemMode");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtSetCpuRoutine), __typeof__(&cubind_cublasXt_set_cpu_routine)),
+               "cubind_cublasXt_set_cpu_routine does not have the type of cublasXtSetCpuRoutine");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtSetCpuRatio), __typeof__(&cubind_cublasXt_set_cpu_ratio)),
+               "cubind_cublasXt_set_cpu_ratio does not have the type of cublasXtSetCpuRatio");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtSgemm), __typeof__(&cubind_cublasXt_sgemm)),
+               "cubind_cublasXt_sgemm does not have the type of cublasXtSgemm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtDgemm), __typeof__(&cubind_cublasXt_dgemm)),
+               "cubind_cublasXt_dgemm does not have the type of cublasXtDgemm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCgemm), __typeof__(&cubind_cublasXt_cgemm)),
+               "cubind_cublasXt_cgemm does not have the type of cublasXtCgemm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZgemm), __typeof__(&cubind_cublasXt_zgemm)),
+               "cubind_cublasXt_zgemm does not have the type of cublasXtZgemm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtSsyrk), __typeof__(&cubind_cublasXt_ssyrk)),
+               "cubind_cublasXt_ssyrk does not have the type of cublasXtSsyrk");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtDsyrk), __typeof__(&cubind_cublasXt_dsyrk)),
+               "cubind_cublasXt_dsyrk does not have the type of cublasXtDsyrk");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCsyrk), __typeof__(&cubind_cublasXt_csyrk)),
+               "cubind_cublasXt_csyrk does not have the type of cublasXtCsyrk");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZsyrk), __typeof__(&cubind_cublasXt_zsyrk)),
+               "cubind_cublasXt_zsyrk does not have the type of cublasXtZsyrk");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCherk), __typeof__(&cubind_cublasXt_cherk)),
+               "cubind_cublasXt_cherk does not have the type of cublasXtCherk");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZherk), __typeof__(&cubind_cublasXt_zherk)),
+               "cubind_cublasXt_zherk does not have the type of cublasXtZherk");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtSsyr2k), __typeof__(&cubind_cublasXt_ssyr2k)),
+               "cubind_cublasXt_ssyr2k does not have the type of cublasXtSsyr2k");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtDsyr2k), __typeof__(&cubind_cublasXt_dsyr2k)),
+               "cubind_cublasXt_dsyr2k does not have the type of cublasXtDsyr2k");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCsyr2k), __typeof__(&cubind_cublasXt_csyr2k)),
+               "cubind_cublasXt_csyr2k does not have the type of cublasXtCsyr2k");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZsyr2k), __typeof__(&cubind_cublasXt_zsyr2k)),
+               "cubind_cublasXt_zsyr2k does not have the type of cublasXtZsyr2k");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCherkx), __typeof__(&cubind_cublasXt_cherkx)),
+               "cubind_cublasXt_cherkx does not have the type of cublasXtCherkx");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZherkx), __typeof__(&cubind_cublasXt_zherkx)),
+               "cubind_cublasXt_zherkx does not have the type of cublasXtZherkx");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtStrsm), __typeof__(&cubind_cublasXt_strsm)),
+               "cubind_cublasXt_strsm does not have the type of cublasXtStrsm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtDtrsm), __typeof__(&cubind_cublasXt_dtrsm)),
+               "cubind_cublasXt_dtrsm does not have the type of cublasXtDtrsm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCtrsm), __typeof__(&cubind_cublasXt_ctrsm)),
+               "cubind_cublasXt_ctrsm does not have the type of cublasXtCtrsm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZtrsm), __typeof__(&cubind_cublasXt_ztrsm)),
+               "cubind_cublasXt_ztrsm does not have the type of cublasXtZtrsm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtSsymm), __typeof__(&cubind_cublasXt_ssymm)),
+               "cubind_cublasXt_ssymm does not have the type of cublasXtSsymm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtDsymm), __typeof__(&cubind_cublasXt_dsymm)),
+               "cubind_cublasXt_dsymm does not have the type of cublasXtDsymm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCsymm), __typeof__(&cubind_cublasXt_csymm)),
+               "cubind_cublasXt_csymm does not have the type of cublasXtCsymm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZsymm), __typeof__(&cubind_cublasXt_zsymm)),
+               "cubind_cublasXt_zsymm does not have the type of cublasXtZsymm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtChemm), __typeof__(&cubind_cublasXt_chemm)),
+               "cubind_cublasXt_chemm does not have the type of cublasXtChemm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZhemm), __typeof__(&cubind_cublasXt_zhemm)),
+               "cubind_cublasXt_zhemm does not have the type of cublasXtZhemm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtSsyrkx), __typeof__(&cubind_cublasXt_ssyrkx)),
+               "cubind_cublasXt_ssyrkx does not have the type of cublasXtSsyrkx");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtDsyrkx), __typeof__(&cubind_cublasXt_dsyrkx)),
+               "cubind_cublasXt_dsyrkx does not have the type of cublasXtDsyrkx");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCsyrkx), __typeof__(&cubind_cublasXt_csyrkx)),
+               "cubind_cublasXt_csyrkx does not have the type of cublasXtCsyrkx");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZsyrkx), __typeof__(&cubind_cublasXt_zsyrkx)),
+               "cubind_cublasXt_zsyrkx does not have the type of cublasXtZsyrkx");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCher2k), __typeof__(&cubind_cublasXt_cher2k)),
+               "cubind_cublasXt_cher2k does not have the type of cublasXtCher2k");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZher2k), __typeof__(&cubind_cublasXt_zher2k)),
+               "cubind_cublasXt_zher2k does not have the type of cublasXtZher2k");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtSspmm), __typeof__(&cubind_cublasXt_sspmm)),
+               "cubind_cublasXt_sspmm does not have the type of cublasXtSspmm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtDspmm), __typeof__(&cubind_cublasXt_dspmm)),
+               "cubind_cublasXt_dspmm does not have the type of cublasXtDspmm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCspmm), __typeof__(&cubind_cublasXt_cspmm)),
+               "cubind_cublasXt_cspmm does not have the type of cublasXtCspmm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZspmm), __typeof__(&cubind_cublasXt_zspmm)),
+               "cubind_cublasXt_zspmm does not have the type of cublasXtZspmm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtStrmm), __typeof__(&cubind_cublasXt_strmm)),
+               "cubind_cublasXt_strmm does not have the type of cublasXtStrmm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtDtrmm), __typeof__(&cubind_cublasXt_dtrmm)),
+               "cubind_cublasXt_dtrmm does not have the type of cublasXtDtrmm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtCtrmm), __typeof__(&cubind_cublasXt_ctrmm)),
+               "cubind_cublasXt_ctrmm does not have the type of cublasXtCtrmm");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cublasXtZtrmm), __typeof__(&cubind_cublasXt_ztrmm)),
+               "cubind_cublasXt_ztrmm does not have the type of cublasXtZtrmm");
 #endif
 
 #if defined(CUBIND_ABI_NVIDIA) && defined(__cplusplus)
@@ -3651,6 +3754,261 @@ static void check_function_types(void)
         (void)static_cast<exact>(&cublasUint8gemmBias);
     }
     {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t *handle);
+        (void)static_cast<exact>(&cubind_cublasXt_create); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCreate);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle);
+        (void)static_cast<exact>(&cubind_cublasXt_destroy); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtDestroy);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int nbDevices, int deviceId[], int *nbBoards);
+        (void)static_cast<exact>(&cubind_cublasXt_get_num_boards); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtGetNumBoards);
+    }
+    {
+        typedef cublasStatus_t (*exact)(int *nbGpuBoards);
+        (void)static_cast<exact>(&cubind_cublasXt_max_boards); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtMaxBoards);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, int nbDevices, int deviceId[]);
+        (void)static_cast<exact>(&cubind_cublasXt_device_select); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtDeviceSelect);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, int blockDim);
+        (void)static_cast<exact>(&cubind_cublasXt_set_block_dim); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtSetBlockDim);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, int *blockDim);
+        (void)static_cast<exact>(&cubind_cublasXt_get_block_dim); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtGetBlockDim);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasXtPinnedMemMode_t *mode);
+        (void)static_cast<exact>(&cubind_cublasXt_get_pinning_mem_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtGetPinningMemMode);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasXtPinnedMemMode_t mode);
+        (void)static_cast<exact>(&cubind_cublasXt_set_pinning_mem_mode); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtSetPinningMemMode);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, void *blasFunctor);
+        (void)static_cast<exact>(&cubind_cublasXt_set_cpu_routine); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtSetCpuRoutine);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, float ratio);
+        (void)static_cast<exact>(&cubind_cublasXt_set_cpu_ratio); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtSetCpuRatio);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_sgemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtSgemm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_dgemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtDgemm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_cgemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCgemm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_zgemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZgemm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *beta, float *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_ssyrk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtSsyrk);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *beta, double *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_dsyrk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtDsyrk);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *beta, cuComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_csyrk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCsyrk);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_zsyrk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZsyrk);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const cuComplex *A, size_t lda, const float *beta, cuComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_cherk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCherk);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const cuDoubleComplex *A, size_t lda, const double *beta, cuDoubleComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_zherk); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZherk);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_ssyr2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtSsyr2k);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_dsyr2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtDsyr2k);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_csyr2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCsyr2k);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_zsyr2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZsyr2k);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const float *beta, cuComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_cherkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCherkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const double *beta, cuDoubleComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_zherkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZherkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float *alpha, const float *A, size_t lda, float *B, size_t ldb);
+        (void)static_cast<exact>(&cubind_cublasXt_strsm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtStrsm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double *alpha, const double *A, size_t lda, double *B, size_t ldb);
+        (void)static_cast<exact>(&cubind_cublasXt_dtrsm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtDtrsm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, cuComplex *B, size_t ldb);
+        (void)static_cast<exact>(&cubind_cublasXt_ctrsm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCtrsm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, cuDoubleComplex *B, size_t ldb);
+        (void)static_cast<exact>(&cubind_cublasXt_ztrsm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZtrsm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_ssymm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtSsymm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_dsymm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtDsymm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_csymm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCsymm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_zsymm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZsymm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_chemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtChemm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_zhemm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZhemm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_ssyrkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtSsyrkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_dsyrkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtDsyrkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_csyrkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCsyrkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_zsyrkx); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZsyrkx);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const float *beta, cuComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_cher2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCher2k);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const double *beta, cuDoubleComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_zher2k); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZher2k);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float *alpha, const float *AP, const float *B, size_t ldb, const float *beta, float *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_sspmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtSspmm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double *alpha, const double *AP, const double *B, size_t ldb, const double *beta, double *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_dspmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtDspmm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_cspmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCspmm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_zspmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZspmm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_strmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtStrmm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, double *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_dtrmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtDtrmm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, cuComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_ctrmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtCtrmm);
+    }
+    {
+        typedef cublasStatus_t (*exact)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, cuDoubleComplex *C, size_t ldc);
+        (void)static_cast<exact>(&cubind_cublasXt_ztrmm); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cublasXtZtrmm);
+    }
+    {
         typedef cublasStatus_t (*exact)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount);
         (void)static_cast<exact>(&cubind_cublas_hsh_gemv_batched); /* picks the wrapper out of cubind's C++ overloads */
         (void)static_cast<exact>(&cublasHSHgemvBatched);
@@ -3951,5 +4309,28 @@ int main(void)
     SIZE("cublasEmulationStrategy_t", cublasEmulationStrategy_t);
     SIZE("cublasHandle_t", cublasHandle_t);
     SIZE("cublasLogCallback", cublasLogCallback);
+    SIZE("cublasXtHandle_t", cublasXtHandle_t);
+    SIGNED(CUBLASXT_PINNING_DISABLED);
+    SIGNED(CUBLASXT_PINNING_ENABLED);
+    SIZE("cublasXtPinnedMemMode_t", cublasXtPinnedMemMode_t);
+    SIGNED(CUBLASXT_FLOAT);
+    SIGNED(CUBLASXT_DOUBLE);
+    SIGNED(CUBLASXT_COMPLEX);
+    SIGNED(CUBLASXT_DOUBLECOMPLEX);
+    SIZE("cublasXtOpType_t", cublasXtOpType_t);
+    SIGNED(CUBLASXT_GEMM);
+    SIGNED(CUBLASXT_SYRK);
+    SIGNED(CUBLASXT_HERK);
+    SIGNED(CUBLASXT_SYMM);
+    SIGNED(CUBLASXT_HEMM);
+    SIGNED(CUBLASXT_TRSM);
+    SIGNED(CUBLASXT_SYR2K);
+    SIGNED(CUBLASXT_HER2K);
+    SIGNED(CUBLASXT_SPMM);
+    SIGNED(CUBLASXT_SYRKX);
+    SIGNED(CUBLASXT_HERKX);
+    SIGNED(CUBLASXT_TRMM);
+    SIGNED(CUBLASXT_ROUTINE_MAX);
+    SIZE("cublasXtBlasOp_t", cublasXtBlasOp_t);
     return 0;
 }

@@ -7,6 +7,7 @@
  */
 #if defined(CUBIND_ABI_NVIDIA)
 #include <cuda.h>
+#include <cudaProfiler.h>
 #endif
 #include <stddef.h>
 #include <stdio.h>
@@ -923,6 +924,12 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cuCheckpointProcessResto
                "cubind_driver_checkpoint_process_restore does not have the type of cuCheckpointProcessRestore");
 _Static_assert(__builtin_types_compatible_p(__typeof__(&cuCheckpointProcessUnlock), __typeof__(&cubind_driver_checkpoint_process_unlock)),
                "cubind_driver_checkpoint_process_unlock does not have the type of cuCheckpointProcessUnlock");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cuProfilerInitialize), __typeof__(&cubind_driver_profiler_initialize)),
+               "cubind_driver_profiler_initialize does not have the type of cuProfilerInitialize");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cuProfilerStart), __typeof__(&cubind_driver_profiler_start)),
+               "cubind_driver_profiler_start does not have the type of cuProfilerStart");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cuProfilerStop), __typeof__(&cubind_driver_profiler_stop)),
+               "cubind_driver_profiler_stop does not have the type of cuProfilerStop");
 #endif
 
 #if defined(CUBIND_ABI_NVIDIA) && defined(__cplusplus)
@@ -3174,6 +3181,21 @@ static void check_function_types(void)
         (void)static_cast<exact>(&cubind_driver_checkpoint_process_unlock); /* picks the wrapper out of cubind's C++ overloads */
         (void)static_cast<exact>(&cuCheckpointProcessUnlock);
     }
+    {
+        typedef CUresult (*exact)(const char *configFile, const char *outputFile, CUoutput_mode outputMode);
+        (void)static_cast<exact>(&cubind_driver_profiler_initialize); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuProfilerInitialize);
+    }
+    {
+        typedef CUresult (*exact)(void);
+        (void)static_cast<exact>(&cubind_driver_profiler_start); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuProfilerStart);
+    }
+    {
+        typedef CUresult (*exact)(void);
+        (void)static_cast<exact>(&cubind_driver_profiler_stop); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cuProfilerStop);
+    }
 }
 #endif
 
@@ -4974,5 +4996,9 @@ int main(void)
     SIZE("CUlogsCallbackHandle", CUlogsCallbackHandle);
     SIZE("CUlogsCallback", CUlogsCallback);
     SIZE("CUlogIterator", CUlogIterator);
+    SIGNED(CU_OUT_KEY_VALUE_PAIR);
+    SIGNED(CU_OUT_CSV);
+    SIZE("enum CUoutput_mode_enum", enum CUoutput_mode_enum);
+    SIZE("CUoutput_mode", CUoutput_mode);
     return 0;
 }

@@ -7,6 +7,7 @@
  */
 #if defined(CUBIND_ABI_NVIDIA)
 #include <cuda_runtime_api.h>
+#include <cuda_profiler_api.h>
 #endif
 #include <stddef.h>
 #include <stdio.h>
@@ -645,6 +646,10 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cudaGetFuncBySymbol), __
                "cubind_runtime_get_func_by_symbol does not have the type of cudaGetFuncBySymbol");
 _Static_assert(__builtin_types_compatible_p(__typeof__(&cudaGetKernel), __typeof__(&cubind_runtime_get_kernel)),
                "cubind_runtime_get_kernel does not have the type of cudaGetKernel");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cudaProfilerStart), __typeof__(&cubind_runtime_profiler_start)),
+               "cubind_runtime_profiler_start does not have the type of cudaProfilerStart");
+_Static_assert(__builtin_types_compatible_p(__typeof__(&cudaProfilerStop), __typeof__(&cubind_runtime_profiler_stop)),
+               "cubind_runtime_profiler_stop does not have the type of cudaProfilerStop");
 #endif
 
 #if defined(CUBIND_ABI_NVIDIA) && defined(__cplusplus)
@@ -2200,6 +2205,16 @@ static void check_function_types(void)
         typedef cudaError_t (*exact)(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
         (void)static_cast<exact>(&cubind_runtime_get_kernel); /* picks the wrapper out of cubind's C++ overloads */
         (void)static_cast<exact>(&cudaGetKernel);
+    }
+    {
+        typedef cudaError_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_runtime_profiler_start); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaProfilerStart);
+    }
+    {
+        typedef cudaError_t (*exact)(void);
+        (void)static_cast<exact>(&cubind_runtime_profiler_stop); /* picks the wrapper out of cubind's C++ overloads */
+        (void)static_cast<exact>(&cudaProfilerStop);
     }
 }
 #endif

@@ -9,6 +9,10 @@
 #include "cubind/cublas.h"
 #define CUBIND_TEST_LIBRARY CUBIND_LIB_CUBLAS
 #define CUBIND_TEST_WRAPPER cubind_cublas_create
+#elif defined(CUBIND_TEST_MODULE_cublasXt)
+#include "cubind/cublasXt.h"
+#define CUBIND_TEST_LIBRARY CUBIND_LIB_CUBLAS
+#define CUBIND_TEST_WRAPPER cubind_cublasXt_create
 #elif defined(CUBIND_TEST_MODULE_cublasLt)
 #include "cubind/cublasLt.h"
 #define CUBIND_TEST_LIBRARY CUBIND_LIB_CUBLASLT

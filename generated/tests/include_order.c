@@ -11,6 +11,7 @@
 #else
 #include "cubind/cubind.h"
 #include <cublas_v2.h>
+#include <cublasXt.h>
 #include <cublasLt.h>
 #include <cufft.h>
 #include <cufftXt.h>
@@ -23,7 +24,9 @@
 #include <cusolverMg.h>
 #include <cusparse.h>
 #include <cuda_runtime_api.h>
+#include <cuda_profiler_api.h>
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <nvrtc.h>
 #include <nvJitLink.h>
 #include <nccl.h>

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cubind/cublas.h"
+#include "cubind/cublasXt.h"
 #include "recorder.h"
 
 #define MOCK_API __attribute__((visibility("default")))
@@ -9341,3 +9342,894 @@ MOCK_API cublasStatus_t cublasHgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     return (cublasStatus_t)cubind_mock_status();
 }
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle)
+{
+    cubind_mock_begin("cublasXtCreate", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t *));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtDestroy(cublasXtHandle_t handle)
+{
+    cubind_mock_begin("cublasXtDestroy", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtGetNumBoards(int nbDevices, int deviceId[], int *nbBoards)
+{
+    cubind_mock_begin("cublasXtGetNumBoards", __builtin_return_address(0));
+    cubind_mock_arg(&nbDevices, sizeof(int));
+    cubind_mock_arg(&deviceId, sizeof(int *));
+    cubind_mock_arg(&nbBoards, sizeof(int *));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtMaxBoards(int *nbGpuBoards)
+{
+    cubind_mock_begin("cublasXtMaxBoards", __builtin_return_address(0));
+    cubind_mock_arg(&nbGpuBoards, sizeof(int *));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevices, int deviceId[])
+{
+    cubind_mock_begin("cublasXtDeviceSelect", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&nbDevices, sizeof(int));
+    cubind_mock_arg(&deviceId, sizeof(int *));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtSetBlockDim(cublasXtHandle_t handle, int blockDim)
+{
+    cubind_mock_begin("cublasXtSetBlockDim", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&blockDim, sizeof(int));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle, int *blockDim)
+{
+    cubind_mock_begin("cublasXtGetBlockDim", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&blockDim, sizeof(int *));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t *mode)
+{
+    cubind_mock_begin("cublasXtGetPinningMemMode", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&mode, sizeof(cublasXtPinnedMemMode_t *));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtSetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t mode)
+{
+    cubind_mock_begin("cublasXtSetPinningMemMode", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&mode, sizeof(cublasXtPinnedMemMode_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtSetCpuRoutine(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, void *blasFunctor)
+{
+    cubind_mock_begin("cublasXtSetCpuRoutine", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&blasOp, sizeof(cublasXtBlasOp_t));
+    cubind_mock_arg(&type, sizeof(cublasXtOpType_t));
+    cubind_mock_arg(&blasFunctor, sizeof(void *));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtSetCpuRatio(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, float ratio)
+{
+    cubind_mock_begin("cublasXtSetCpuRatio", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&blasOp, sizeof(cublasXtBlasOp_t));
+    cubind_mock_arg(&type, sizeof(cublasXtOpType_t));
+    cubind_mock_arg(&ratio, sizeof(float));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtSgemm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&transa, sizeof(cublasOperation_t));
+    cubind_mock_arg(&transb, sizeof(cublasOperation_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const float *));
+    cubind_mock_arg(&A, sizeof(const float *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const float *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const float *));
+    cubind_mock_arg(&C, sizeof(float *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtDgemm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&transa, sizeof(cublasOperation_t));
+    cubind_mock_arg(&transb, sizeof(cublasOperation_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const double *));
+    cubind_mock_arg(&A, sizeof(const double *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const double *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const double *));
+    cubind_mock_arg(&C, sizeof(double *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtCgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtCgemm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&transa, sizeof(cublasOperation_t));
+    cubind_mock_arg(&transb, sizeof(cublasOperation_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuComplex *));
+    cubind_mock_arg(&A, sizeof(const cuComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuComplex *));
+    cubind_mock_arg(&C, sizeof(cuComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZgemm(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtZgemm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&transa, sizeof(cublasOperation_t));
+    cubind_mock_arg(&transb, sizeof(cublasOperation_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtSsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *beta, float *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtSsyrk", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const float *));
+    cubind_mock_arg(&A, sizeof(const float *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const float *));
+    cubind_mock_arg(&C, sizeof(float *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtDsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *beta, double *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtDsyrk", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const double *));
+    cubind_mock_arg(&A, sizeof(const double *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const double *));
+    cubind_mock_arg(&C, sizeof(double *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtCsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *beta, cuComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtCsyrk", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuComplex *));
+    cubind_mock_arg(&A, sizeof(const cuComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuComplex *));
+    cubind_mock_arg(&C, sizeof(cuComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZsyrk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtZsyrk", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtCherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const cuComplex *A, size_t lda, const float *beta, cuComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtCherk", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const float *));
+    cubind_mock_arg(&A, sizeof(const cuComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const float *));
+    cubind_mock_arg(&C, sizeof(cuComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZherk(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const cuDoubleComplex *A, size_t lda, const double *beta, cuDoubleComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtZherk", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const double *));
+    cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const double *));
+    cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtSsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtSsyr2k", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const float *));
+    cubind_mock_arg(&A, sizeof(const float *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const float *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const float *));
+    cubind_mock_arg(&C, sizeof(float *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtDsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtDsyr2k", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const double *));
+    cubind_mock_arg(&A, sizeof(const double *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const double *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const double *));
+    cubind_mock_arg(&C, sizeof(double *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtCsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtCsyr2k", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuComplex *));
+    cubind_mock_arg(&A, sizeof(const cuComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuComplex *));
+    cubind_mock_arg(&C, sizeof(cuComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZsyr2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtZsyr2k", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtCherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const float *beta, cuComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtCherkx", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuComplex *));
+    cubind_mock_arg(&A, sizeof(const cuComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const float *));
+    cubind_mock_arg(&C, sizeof(cuComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZherkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const double *beta, cuDoubleComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtZherkx", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const double *));
+    cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtStrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float *alpha, const float *A, size_t lda, float *B, size_t ldb)
+{
+    cubind_mock_begin("cublasXtStrsm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&diag, sizeof(cublasDiagType_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const float *));
+    cubind_mock_arg(&A, sizeof(const float *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(float *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtDtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double *alpha, const double *A, size_t lda, double *B, size_t ldb)
+{
+    cubind_mock_begin("cublasXtDtrsm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&diag, sizeof(cublasDiagType_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const double *));
+    cubind_mock_arg(&A, sizeof(const double *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(double *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtCtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, cuComplex *B, size_t ldb)
+{
+    cubind_mock_begin("cublasXtCtrsm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&diag, sizeof(cublasDiagType_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuComplex *));
+    cubind_mock_arg(&A, sizeof(const cuComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(cuComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZtrsm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, cuDoubleComplex *B, size_t ldb)
+{
+    cubind_mock_begin("cublasXtZtrsm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&diag, sizeof(cublasDiagType_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtSsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtSsymm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const float *));
+    cubind_mock_arg(&A, sizeof(const float *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const float *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const float *));
+    cubind_mock_arg(&C, sizeof(float *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtDsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtDsymm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const double *));
+    cubind_mock_arg(&A, sizeof(const double *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const double *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const double *));
+    cubind_mock_arg(&C, sizeof(double *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtCsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtCsymm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuComplex *));
+    cubind_mock_arg(&A, sizeof(const cuComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuComplex *));
+    cubind_mock_arg(&C, sizeof(cuComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZsymm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtZsymm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtChemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtChemm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuComplex *));
+    cubind_mock_arg(&A, sizeof(const cuComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuComplex *));
+    cubind_mock_arg(&C, sizeof(cuComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZhemm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtZhemm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtSsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtSsyrkx", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const float *));
+    cubind_mock_arg(&A, sizeof(const float *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const float *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const float *));
+    cubind_mock_arg(&C, sizeof(float *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtDsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtDsyrkx", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const double *));
+    cubind_mock_arg(&A, sizeof(const double *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const double *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const double *));
+    cubind_mock_arg(&C, sizeof(double *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtCsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtCsyrkx", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuComplex *));
+    cubind_mock_arg(&A, sizeof(const cuComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuComplex *));
+    cubind_mock_arg(&C, sizeof(cuComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZsyrkx(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtZsyrkx", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtCher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const float *beta, cuComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtCher2k", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuComplex *));
+    cubind_mock_arg(&A, sizeof(const cuComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const float *));
+    cubind_mock_arg(&C, sizeof(cuComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZher2k(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const double *beta, cuDoubleComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtZher2k", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&k, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const double *));
+    cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtSspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float *alpha, const float *AP, const float *B, size_t ldb, const float *beta, float *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtSspmm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const float *));
+    cubind_mock_arg(&AP, sizeof(const float *));
+    cubind_mock_arg(&B, sizeof(const float *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const float *));
+    cubind_mock_arg(&C, sizeof(float *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtDspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double *alpha, const double *AP, const double *B, size_t ldb, const double *beta, double *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtDspmm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const double *));
+    cubind_mock_arg(&AP, sizeof(const double *));
+    cubind_mock_arg(&B, sizeof(const double *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const double *));
+    cubind_mock_arg(&C, sizeof(double *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtCspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtCspmm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuComplex *));
+    cubind_mock_arg(&AP, sizeof(const cuComplex *));
+    cubind_mock_arg(&B, sizeof(const cuComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuComplex *));
+    cubind_mock_arg(&C, sizeof(cuComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZspmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtZspmm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtStrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtStrmm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&diag, sizeof(cublasDiagType_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const float *));
+    cubind_mock_arg(&A, sizeof(const float *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const float *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&C, sizeof(float *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtDtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, double *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtDtrmm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&diag, sizeof(cublasDiagType_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const double *));
+    cubind_mock_arg(&A, sizeof(const double *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const double *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&C, sizeof(double *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif
+
+MOCK_API cublasStatus_t cublasXtCtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, cuComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtCtrmm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&diag, sizeof(cublasDiagType_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuComplex *));
+    cubind_mock_arg(&A, sizeof(const cuComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&C, sizeof(cuComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cublasStatus_t cublasXtZtrmm(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, cuDoubleComplex *C, size_t ldc)
+{
+    cubind_mock_begin("cublasXtZtrmm", __builtin_return_address(0));
+    cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
+    cubind_mock_arg(&side, sizeof(cublasSideMode_t));
+    cubind_mock_arg(&uplo, sizeof(cublasFillMode_t));
+    cubind_mock_arg(&trans, sizeof(cublasOperation_t));
+    cubind_mock_arg(&diag, sizeof(cublasDiagType_t));
+    cubind_mock_arg(&m, sizeof(size_t));
+    cubind_mock_arg(&n, sizeof(size_t));
+    cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&lda, sizeof(size_t));
+    cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
+    cubind_mock_arg(&ldb, sizeof(size_t));
+    cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
+    cubind_mock_arg(&ldc, sizeof(size_t));
+    return (cublasStatus_t)cubind_mock_status();
+}
+#endif

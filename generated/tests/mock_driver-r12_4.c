@@ -4544,3 +4544,28 @@ MOCK_API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *arg
     cubind_mock_arg(&args, sizeof(CUcheckpointUnlockArgs *));
     return (CUresult)cubind_mock_status();
 }
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode)
+{
+    cubind_mock_begin("cuProfilerInitialize", __builtin_return_address(0));
+    cubind_mock_arg(&configFile, sizeof(const char *));
+    cubind_mock_arg(&outputFile, sizeof(const char *));
+    cubind_mock_arg(&outputMode, sizeof(CUoutput_mode));
+    return (CUresult)cubind_mock_status();
+}
+#endif
+
+MOCK_API CUresult cuProfilerStart(void)
+{
+    cubind_mock_begin("cuProfilerStart", __builtin_return_address(0));
+    return (CUresult)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API CUresult cuProfilerStop(void)
+{
+    cubind_mock_begin("cuProfilerStop", __builtin_return_address(0));
+    return (CUresult)cubind_mock_status();
+}
+#endif

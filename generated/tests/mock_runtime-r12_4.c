@@ -3208,3 +3208,17 @@ MOCK_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFun
     return (cudaError_t)cubind_mock_status();
 }
 #endif
+
+MOCK_API cudaError_t cudaProfilerStart(void)
+{
+    cubind_mock_begin("cudaProfilerStart", __builtin_return_address(0));
+    return (cudaError_t)cubind_mock_status();
+}
+
+#if !defined(CUBIND_MOCK_HALF)
+MOCK_API cudaError_t cudaProfilerStop(void)
+{
+    cubind_mock_begin("cudaProfilerStop", __builtin_return_address(0));
+    return (cudaError_t)cubind_mock_status();
+}
+#endif

@@ -13,6 +13,7 @@
 #endif
 
 #include <cublas_v2.h>
+#include <cublasXt.h>
 #include <cublasLt.h>
 #include <cufft.h>
 #include <cufftXt.h>
@@ -25,7 +26,9 @@
 #include <cusolverMg.h>
 #include <cusparse.h>
 #include <cuda_runtime_api.h>
+#include <cuda_profiler_api.h>
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <nvrtc.h>
 #include <nvJitLink.h>
 #include <nccl.h>

@@ -97,3 +97,32 @@ def test_a_version_init_and_fini_are_read(tmp_path: Path) -> None:
 def test_a_version_init_needs_a_query_and_a_fini_an_init(tmp_path: Path, table: str, message: str) -> None:
     with pytest.raises(config.ConfigError, match=message):
         config.load(_fixture_with_version(tmp_path, table))
+
+
+def _fixture_with_unbound(tmp_path: Path, entries: str) -> Path:
+    text = FIXTURE.read_text()
+    start = text.index('version = { kind = "property"')
+    path = tmp_path / "unbound.toml"
+    path.write_text(text[:start] + f"unbound = [{entries}]\n" + text[start:])
+    return path
+
+
+def test_an_unbound_entry_matches_by_name_or_by_every_declaring_header(tmp_path: Path) -> None:
+    library = config.load(_fixture_with_unbound(
+        tmp_path, '{ pattern = "__fx*", reason = "internal" }, { header = "fx_gl*.h", reason = "needs GL" }'
+    )).library("fixture")
+    assert library.unbound_reason("__fxRegister", frozenset({"fx.h"})) == "internal"
+    assert library.unbound_reason("fxGLMap", frozenset({"fx_gl_interop.h"})) == "needs GL"
+    # declared in a header the entry does not cover too: not covered
+    assert library.unbound_reason("fxGLMap", frozenset({"fx_gl_interop.h", "fx.h"})) is None
+    assert library.unbound_reason("fxCreate", frozenset({"fx.h"})) is None
+
+
+@pytest.mark.parametrize("entry", [
+    '{ reason = "why" }',
+    '{ pattern = "fx*", header = "fx.h", reason = "why" }',
+    '{ pattern = "fx*", reason = " " }',
+])
+def test_an_unbound_entry_names_a_pattern_or_a_header_and_a_reason(tmp_path: Path, entry: str) -> None:
+    with pytest.raises(config.ConfigError, match="an unbound entry names a pattern or a header"):
+        config.load(_fixture_with_unbound(tmp_path, entry))

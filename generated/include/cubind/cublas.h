@@ -9139,14 +9139,14 @@ CUBIND_API
 cublasStatus_t cubind_cublas_hgemm_strided_batched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount);
 
 /* The slots of libcublas, read by the inline form (cubind/inline.h); libcubind's, read-only here. */
-CUBIND_API extern cubind_slot *const cubind_cublas_slots_40958970970b;
+CUBIND_API extern cubind_slot *const cubind_cublas_slots_9d2f5ed71813;
 
 #if defined(CUBIND_INLINE)
 /* The inline form of each wrapper above (cubind/inline.h): the hot path here, the rest in libcubind. */
 
 static inline cublasStatus_t cubind_cublas_create_inline(cublasHandle_t *handle)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t *handle) = (cublasStatus_t (*)(cublasHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 0);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t *handle) = (cublasStatus_t (*)(cublasHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 0);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_create)(handle);
@@ -9159,7 +9159,7 @@ static inline cublasStatus_t cubind_cublas_create_inline(cublasHandle_t *handle)
 
 static inline cublasStatus_t cubind_cublas_destroy_inline(cublasHandle_t handle)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle) = (cublasStatus_t (*)(cublasHandle_t handle))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 1);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle) = (cublasStatus_t (*)(cublasHandle_t handle))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 1);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_destroy)(handle);
@@ -9172,7 +9172,7 @@ static inline cublasStatus_t cubind_cublas_destroy_inline(cublasHandle_t handle)
 
 static inline cublasStatus_t cubind_cublas_get_version_inline(cublasHandle_t handle, int *version)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *version) = (cublasStatus_t (*)(cublasHandle_t handle, int *version))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 2);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *version) = (cublasStatus_t (*)(cublasHandle_t handle, int *version))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 2);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_version)(handle, version);
@@ -9185,7 +9185,7 @@ static inline cublasStatus_t cubind_cublas_get_version_inline(cublasHandle_t han
 
 static inline cublasStatus_t cubind_cublas_get_property_inline(libraryPropertyType type, int *value)
 {
-    cublasStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (cublasStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 3);
+    cublasStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (cublasStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 3);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_property)(type, value);
@@ -9198,7 +9198,7 @@ static inline cublasStatus_t cubind_cublas_get_property_inline(libraryPropertyTy
 
 static inline size_t cubind_cublas_get_cudart_version_inline(void)
 {
-    size_t (*cubind_fn)(void) = (size_t (*)(void))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 4);
+    size_t (*cubind_fn)(void) = (size_t (*)(void))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 4);
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_cudart_version)();
     return cubind_fn();
@@ -9207,7 +9207,7 @@ static inline size_t cubind_cublas_get_cudart_version_inline(void)
 
 static inline cublasStatus_t cubind_cublas_set_workspace_inline(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes) = (cublasStatus_t (*)(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 5);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes) = (cublasStatus_t (*)(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 5);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_workspace)(handle, workspace, workspaceSizeInBytes);
@@ -9220,7 +9220,7 @@ static inline cublasStatus_t cubind_cublas_set_workspace_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_set_stream_inline(cublasHandle_t handle, cudaStream_t streamId)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaStream_t streamId) = (cublasStatus_t (*)(cublasHandle_t handle, cudaStream_t streamId))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 6);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaStream_t streamId) = (cublasStatus_t (*)(cublasHandle_t handle, cudaStream_t streamId))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 6);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_stream)(handle, streamId);
@@ -9233,7 +9233,7 @@ static inline cublasStatus_t cubind_cublas_set_stream_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_get_stream_inline(cublasHandle_t handle, cudaStream_t *streamId)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaStream_t *streamId) = (cublasStatus_t (*)(cublasHandle_t handle, cudaStream_t *streamId))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 7);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaStream_t *streamId) = (cublasStatus_t (*)(cublasHandle_t handle, cudaStream_t *streamId))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 7);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_stream)(handle, streamId);
@@ -9246,7 +9246,7 @@ static inline cublasStatus_t cubind_cublas_get_stream_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_get_pointer_mode_inline(cublasHandle_t handle, cublasPointerMode_t *mode)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasPointerMode_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasPointerMode_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 8);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasPointerMode_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasPointerMode_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 8);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_pointer_mode)(handle, mode);
@@ -9259,7 +9259,7 @@ static inline cublasStatus_t cubind_cublas_get_pointer_mode_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_set_pointer_mode_inline(cublasHandle_t handle, cublasPointerMode_t mode)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasPointerMode_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasPointerMode_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 9);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasPointerMode_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasPointerMode_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 9);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_pointer_mode)(handle, mode);
@@ -9272,7 +9272,7 @@ static inline cublasStatus_t cubind_cublas_set_pointer_mode_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_get_atomics_mode_inline(cublasHandle_t handle, cublasAtomicsMode_t *mode)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasAtomicsMode_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasAtomicsMode_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 10);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasAtomicsMode_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasAtomicsMode_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 10);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_atomics_mode)(handle, mode);
@@ -9285,7 +9285,7 @@ static inline cublasStatus_t cubind_cublas_get_atomics_mode_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_set_atomics_mode_inline(cublasHandle_t handle, cublasAtomicsMode_t mode)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasAtomicsMode_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasAtomicsMode_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 11);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasAtomicsMode_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasAtomicsMode_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 11);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_atomics_mode)(handle, mode);
@@ -9298,7 +9298,7 @@ static inline cublasStatus_t cubind_cublas_set_atomics_mode_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_get_math_mode_inline(cublasHandle_t handle, cublasMath_t *mode)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasMath_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasMath_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 12);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasMath_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasMath_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 12);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_math_mode)(handle, mode);
@@ -9311,7 +9311,7 @@ static inline cublasStatus_t cubind_cublas_get_math_mode_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_set_math_mode_inline(cublasHandle_t handle, cublasMath_t mode)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasMath_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasMath_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 13);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasMath_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasMath_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 13);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_math_mode)(handle, mode);
@@ -9324,7 +9324,7 @@ static inline cublasStatus_t cubind_cublas_set_math_mode_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_get_sm_count_target_inline(cublasHandle_t handle, int *smCountTarget)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *smCountTarget) = (cublasStatus_t (*)(cublasHandle_t handle, int *smCountTarget))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 14);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *smCountTarget) = (cublasStatus_t (*)(cublasHandle_t handle, int *smCountTarget))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 14);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_sm_count_target)(handle, smCountTarget);
@@ -9337,7 +9337,7 @@ static inline cublasStatus_t cubind_cublas_get_sm_count_target_inline(cublasHand
 
 static inline cublasStatus_t cubind_cublas_set_sm_count_target_inline(cublasHandle_t handle, int smCountTarget)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int smCountTarget) = (cublasStatus_t (*)(cublasHandle_t handle, int smCountTarget))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 15);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int smCountTarget) = (cublasStatus_t (*)(cublasHandle_t handle, int smCountTarget))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 15);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_sm_count_target)(handle, smCountTarget);
@@ -9350,7 +9350,7 @@ static inline cublasStatus_t cubind_cublas_set_sm_count_target_inline(cublasHand
 
 static inline cublasStatus_t cubind_cublas_get_emulation_strategy_inline(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 16);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 16);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_emulation_strategy)(handle, emulationStrategy);
@@ -9363,7 +9363,7 @@ static inline cublasStatus_t cubind_cublas_get_emulation_strategy_inline(cublasH
 
 static inline cublasStatus_t cubind_cublas_set_emulation_strategy_inline(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 17);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 17);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_emulation_strategy)(handle, emulationStrategy);
@@ -9376,7 +9376,7 @@ static inline cublasStatus_t cubind_cublas_set_emulation_strategy_inline(cublasH
 
 static inline cublasStatus_t cubind_cublas_get_emulation_special_values_support_inline(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 18);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 18);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_emulation_special_values_support)(handle, mask);
@@ -9389,7 +9389,7 @@ static inline cublasStatus_t cubind_cublas_get_emulation_special_values_support_
 
 static inline cublasStatus_t cubind_cublas_set_emulation_special_values_support_inline(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 19);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 19);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_emulation_special_values_support)(handle, mask);
@@ -9402,7 +9402,7 @@ static inline cublasStatus_t cubind_cublas_set_emulation_special_values_support_
 
 static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_control_inline(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 20);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 20);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_fixed_point_emulation_mantissa_control)(handle, mantissaControl);
@@ -9415,7 +9415,7 @@ static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_co
 
 static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_control_inline(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 21);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 21);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_fixed_point_emulation_mantissa_control)(handle, mantissaControl);
@@ -9428,7 +9428,7 @@ static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_co
 
 static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count_inline(cublasHandle_t handle, int *maxMantissaBitCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *maxMantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int *maxMantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 22);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *maxMantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int *maxMantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 22);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count)(handle, maxMantissaBitCount);
@@ -9441,7 +9441,7 @@ static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_max_mantiss
 
 static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count_inline(cublasHandle_t handle, int maxMantissaBitCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int maxMantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int maxMantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 23);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int maxMantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int maxMantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 23);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count)(handle, maxMantissaBitCount);
@@ -9454,7 +9454,7 @@ static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_max_mantiss
 
 static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset_inline(cublasHandle_t handle, int *mantissaBitOffset)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *mantissaBitOffset) = (cublasStatus_t (*)(cublasHandle_t handle, int *mantissaBitOffset))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 24);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *mantissaBitOffset) = (cublasStatus_t (*)(cublasHandle_t handle, int *mantissaBitOffset))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 24);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset)(handle, mantissaBitOffset);
@@ -9467,7 +9467,7 @@ static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_bi
 
 static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset_inline(cublasHandle_t handle, int mantissaBitOffset)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int mantissaBitOffset) = (cublasStatus_t (*)(cublasHandle_t handle, int mantissaBitOffset))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 25);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int mantissaBitOffset) = (cublasStatus_t (*)(cublasHandle_t handle, int mantissaBitOffset))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 25);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset)(handle, mantissaBitOffset);
@@ -9480,7 +9480,7 @@ static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bi
 
 static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer_inline(cublasHandle_t handle, int **mantissaBitCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int **mantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int **mantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 26);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int **mantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int **mantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 26);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer)(handle, mantissaBitCount);
@@ -9493,7 +9493,7 @@ static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_bi
 
 static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer_inline(cublasHandle_t handle, int *mantissaBitCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *mantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int *mantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 27);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *mantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int *mantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 27);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer)(handle, mantissaBitCount);
@@ -9506,7 +9506,7 @@ static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bi
 
 static inline const char *cubind_cublas_get_status_name_inline(cublasStatus_t status)
 {
-    const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 28);
+    const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 28);
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_status_name)(status);
     return cubind_fn(status);
@@ -9515,7 +9515,7 @@ static inline const char *cubind_cublas_get_status_name_inline(cublasStatus_t st
 
 static inline const char *cubind_cublas_get_status_string_inline(cublasStatus_t status)
 {
-    const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 29);
+    const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 29);
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_status_string)(status);
     return cubind_fn(status);
@@ -9524,7 +9524,7 @@ static inline const char *cubind_cublas_get_status_string_inline(cublasStatus_t 
 
 static inline cublasStatus_t cubind_cublas_logger_configure_inline(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName)
 {
-    cublasStatus_t (*cubind_fn)(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName) = (cublasStatus_t (*)(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 30);
+    cublasStatus_t (*cubind_fn)(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName) = (cublasStatus_t (*)(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 30);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_logger_configure)(logIsOn, logToStdOut, logToStdErr, logFileName);
@@ -9537,7 +9537,7 @@ static inline cublasStatus_t cubind_cublas_logger_configure_inline(int logIsOn, 
 
 static inline cublasStatus_t cubind_cublas_set_logger_callback_inline(cublasLogCallback userCallback)
 {
-    cublasStatus_t (*cubind_fn)(cublasLogCallback userCallback) = (cublasStatus_t (*)(cublasLogCallback userCallback))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 31);
+    cublasStatus_t (*cubind_fn)(cublasLogCallback userCallback) = (cublasStatus_t (*)(cublasLogCallback userCallback))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 31);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_logger_callback)(userCallback);
@@ -9550,7 +9550,7 @@ static inline cublasStatus_t cubind_cublas_set_logger_callback_inline(cublasLogC
 
 static inline cublasStatus_t cubind_cublas_get_logger_callback_inline(cublasLogCallback *userCallback)
 {
-    cublasStatus_t (*cubind_fn)(cublasLogCallback *userCallback) = (cublasStatus_t (*)(cublasLogCallback *userCallback))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 32);
+    cublasStatus_t (*cubind_fn)(cublasLogCallback *userCallback) = (cublasStatus_t (*)(cublasLogCallback *userCallback))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 32);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_logger_callback)(userCallback);
@@ -9563,7 +9563,7 @@ static inline cublasStatus_t cubind_cublas_get_logger_callback_inline(cublasLogC
 
 static inline cublasStatus_t cubind_cublas_set_vector_inline(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)
 {
-    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy) = (cublasStatus_t (*)(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 33);
+    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy) = (cublasStatus_t (*)(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 33);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_vector)(n, elemSize, x, incx, devicePtr, incy);
@@ -9576,7 +9576,7 @@ static inline cublasStatus_t cubind_cublas_set_vector_inline(int n, int elemSize
 
 static inline cublasStatus_t cubind_cublas_set_vector_64_inline(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 34);
+    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 34);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_vector_64)(n, elemSize, x, incx, devicePtr, incy);
@@ -9589,7 +9589,7 @@ static inline cublasStatus_t cubind_cublas_set_vector_64_inline(int64_t n, int64
 
 static inline cublasStatus_t cubind_cublas_get_vector_inline(int n, int elemSize, const void *x, int incx, void *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *x, int incx, void *y, int incy) = (cublasStatus_t (*)(int n, int elemSize, const void *x, int incx, void *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 35);
+    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *x, int incx, void *y, int incy) = (cublasStatus_t (*)(int n, int elemSize, const void *x, int incx, void *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 35);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_vector)(n, elemSize, x, incx, y, incy);
@@ -9602,7 +9602,7 @@ static inline cublasStatus_t cubind_cublas_get_vector_inline(int n, int elemSize
 
 static inline cublasStatus_t cubind_cublas_get_vector_64_inline(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 36);
+    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 36);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_vector_64)(n, elemSize, x, incx, y, incy);
@@ -9615,7 +9615,7 @@ static inline cublasStatus_t cubind_cublas_get_vector_64_inline(int64_t n, int64
 
 static inline cublasStatus_t cubind_cublas_set_matrix_inline(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)
 {
-    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 37);
+    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 37);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_matrix)(rows, cols, elemSize, A, lda, B, ldb);
@@ -9628,7 +9628,7 @@ static inline cublasStatus_t cubind_cublas_set_matrix_inline(int rows, int cols,
 
 static inline cublasStatus_t cubind_cublas_set_matrix_64_inline(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)
 {
-    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 38);
+    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 38);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_matrix_64)(rows, cols, elemSize, A, lda, B, ldb);
@@ -9641,7 +9641,7 @@ static inline cublasStatus_t cubind_cublas_set_matrix_64_inline(int64_t rows, in
 
 static inline cublasStatus_t cubind_cublas_get_matrix_inline(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)
 {
-    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 39);
+    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 39);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_matrix)(rows, cols, elemSize, A, lda, B, ldb);
@@ -9654,7 +9654,7 @@ static inline cublasStatus_t cubind_cublas_get_matrix_inline(int rows, int cols,
 
 static inline cublasStatus_t cubind_cublas_get_matrix_64_inline(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb)
 {
-    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 40);
+    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 40);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_matrix_64)(rows, cols, elemSize, A, lda, B, ldb);
@@ -9667,7 +9667,7 @@ static inline cublasStatus_t cubind_cublas_get_matrix_64_inline(int64_t rows, in
 
 static inline cublasStatus_t cubind_cublas_set_vector_async_inline(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)
 {
-    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream) = (cublasStatus_t (*)(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 41);
+    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream) = (cublasStatus_t (*)(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 41);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_vector_async)(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
@@ -9680,7 +9680,7 @@ static inline cublasStatus_t cubind_cublas_set_vector_async_inline(int n, int el
 
 static inline cublasStatus_t cubind_cublas_set_vector_async_64_inline(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)
 {
-    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 42);
+    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 42);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_vector_async_64)(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
@@ -9693,7 +9693,7 @@ static inline cublasStatus_t cubind_cublas_set_vector_async_64_inline(int64_t n,
 
 static inline cublasStatus_t cubind_cublas_get_vector_async_inline(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)
 {
-    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream) = (cublasStatus_t (*)(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 43);
+    cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream) = (cublasStatus_t (*)(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 43);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_vector_async)(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
@@ -9706,7 +9706,7 @@ static inline cublasStatus_t cubind_cublas_get_vector_async_inline(int n, int el
 
 static inline cublasStatus_t cubind_cublas_get_vector_async_64_inline(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream)
 {
-    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 44);
+    cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 44);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_vector_async_64)(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
@@ -9719,7 +9719,7 @@ static inline cublasStatus_t cubind_cublas_get_vector_async_64_inline(int64_t n,
 
 static inline cublasStatus_t cubind_cublas_set_matrix_async_inline(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)
 {
-    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 45);
+    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 45);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_matrix_async)(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -9732,7 +9732,7 @@ static inline cublasStatus_t cubind_cublas_set_matrix_async_inline(int rows, int
 
 static inline cublasStatus_t cubind_cublas_set_matrix_async_64_inline(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)
 {
-    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 46);
+    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 46);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_set_matrix_async_64)(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -9745,7 +9745,7 @@ static inline cublasStatus_t cubind_cublas_set_matrix_async_64_inline(int64_t ro
 
 static inline cublasStatus_t cubind_cublas_get_matrix_async_inline(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream)
 {
-    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 47);
+    cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 47);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_matrix_async)(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -9758,7 +9758,7 @@ static inline cublasStatus_t cubind_cublas_get_matrix_async_inline(int rows, int
 
 static inline cublasStatus_t cubind_cublas_get_matrix_async_64_inline(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream)
 {
-    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 48);
+    cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 48);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_get_matrix_async_64)(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -9771,7 +9771,7 @@ static inline cublasStatus_t cubind_cublas_get_matrix_async_64_inline(int64_t ro
 
 static inline void cubind_cublas_xerbla_inline(const char *srName, int info)
 {
-    void (*cubind_fn)(const char *srName, int info) = (void (*)(const char *srName, int info))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 49);
+    void (*cubind_fn)(const char *srName, int info) = (void (*)(const char *srName, int info))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 49);
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL)) {
         (cubind_cublas_xerbla)(srName, info);
         return;
@@ -9782,7 +9782,7 @@ static inline void cubind_cublas_xerbla_inline(const char *srName, int info)
 
 static inline cublasStatus_t cubind_cublas_nrm2_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 50);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 50);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_nrm2_ex)(handle, n, x, xType, incx, result, resultType, executionType);
@@ -9795,7 +9795,7 @@ static inline cublasStatus_t cubind_cublas_nrm2_ex_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_nrm2ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 51);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 51);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_nrm2ex_64)(handle, n, x, xType, incx, result, resultType, executionType);
@@ -9808,7 +9808,7 @@ static inline cublasStatus_t cubind_cublas_nrm2ex_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_snrm2_inline(cublasHandle_t handle, int n, const float *x, int incx, float *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 52);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 52);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_snrm2)(handle, n, x, incx, result);
@@ -9821,7 +9821,7 @@ static inline cublasStatus_t cubind_cublas_snrm2_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_snrm2_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 53);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 53);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_snrm2_64)(handle, n, x, incx, result);
@@ -9834,7 +9834,7 @@ static inline cublasStatus_t cubind_cublas_snrm2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dnrm2_inline(cublasHandle_t handle, int n, const double *x, int incx, double *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 54);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 54);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dnrm2)(handle, n, x, incx, result);
@@ -9847,7 +9847,7 @@ static inline cublasStatus_t cubind_cublas_dnrm2_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_dnrm2_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 55);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 55);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dnrm2_64)(handle, n, x, incx, result);
@@ -9860,7 +9860,7 @@ static inline cublasStatus_t cubind_cublas_dnrm2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_scnrm2_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 56);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 56);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_scnrm2)(handle, n, x, incx, result);
@@ -9873,7 +9873,7 @@ static inline cublasStatus_t cubind_cublas_scnrm2_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_scnrm2_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 57);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 57);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_scnrm2_64)(handle, n, x, incx, result);
@@ -9886,7 +9886,7 @@ static inline cublasStatus_t cubind_cublas_scnrm2_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_dznrm2_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 58);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 58);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dznrm2)(handle, n, x, incx, result);
@@ -9899,7 +9899,7 @@ static inline cublasStatus_t cubind_cublas_dznrm2_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_dznrm2_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 59);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 59);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dznrm2_64)(handle, n, x, incx, result);
@@ -9912,7 +9912,7 @@ static inline cublasStatus_t cubind_cublas_dznrm2_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_dot_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 60);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 60);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dot_ex)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -9925,7 +9925,7 @@ static inline cublasStatus_t cubind_cublas_dot_ex_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_dot_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 61);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 61);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dot_ex_64)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -9938,7 +9938,7 @@ static inline cublasStatus_t cubind_cublas_dot_ex_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_dotc_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 62);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 62);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dotc_ex)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -9951,7 +9951,7 @@ static inline cublasStatus_t cubind_cublas_dotc_ex_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_dotc_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 63);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 63);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dotc_ex_64)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -9964,7 +9964,7 @@ static inline cublasStatus_t cubind_cublas_dotc_ex_64_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_sdot_inline(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 64);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 64);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sdot)(handle, n, x, incx, y, incy, result);
@@ -9977,7 +9977,7 @@ static inline cublasStatus_t cubind_cublas_sdot_inline(cublasHandle_t handle, in
 
 static inline cublasStatus_t cubind_cublas_sdot_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 65);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 65);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sdot_64)(handle, n, x, incx, y, incy, result);
@@ -9990,7 +9990,7 @@ static inline cublasStatus_t cubind_cublas_sdot_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_ddot_inline(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 66);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 66);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ddot)(handle, n, x, incx, y, incy, result);
@@ -10003,7 +10003,7 @@ static inline cublasStatus_t cubind_cublas_ddot_inline(cublasHandle_t handle, in
 
 static inline cublasStatus_t cubind_cublas_ddot_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 67);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 67);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ddot_64)(handle, n, x, incx, y, incy, result);
@@ -10016,7 +10016,7 @@ static inline cublasStatus_t cubind_cublas_ddot_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_cdotu_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 68);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 68);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cdotu)(handle, n, x, incx, y, incy, result);
@@ -10029,7 +10029,7 @@ static inline cublasStatus_t cubind_cublas_cdotu_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_cdotu_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 69);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 69);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cdotu_64)(handle, n, x, incx, y, incy, result);
@@ -10042,7 +10042,7 @@ static inline cublasStatus_t cubind_cublas_cdotu_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cdotc_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 70);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 70);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cdotc)(handle, n, x, incx, y, incy, result);
@@ -10055,7 +10055,7 @@ static inline cublasStatus_t cubind_cublas_cdotc_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_cdotc_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 71);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 71);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cdotc_64)(handle, n, x, incx, y, incy, result);
@@ -10068,7 +10068,7 @@ static inline cublasStatus_t cubind_cublas_cdotc_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zdotu_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 72);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 72);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zdotu)(handle, n, x, incx, y, incy, result);
@@ -10081,7 +10081,7 @@ static inline cublasStatus_t cubind_cublas_zdotu_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_zdotu_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 73);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 73);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zdotu_64)(handle, n, x, incx, y, incy, result);
@@ -10094,7 +10094,7 @@ static inline cublasStatus_t cubind_cublas_zdotu_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zdotc_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 74);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 74);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zdotc)(handle, n, x, incx, y, incy, result);
@@ -10107,7 +10107,7 @@ static inline cublasStatus_t cubind_cublas_zdotc_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_zdotc_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 75);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 75);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zdotc_64)(handle, n, x, incx, y, incy, result);
@@ -10120,7 +10120,7 @@ static inline cublasStatus_t cubind_cublas_zdotc_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_scal_ex_inline(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 76);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 76);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_scal_ex)(handle, n, alpha, alphaType, x, xType, incx, executionType);
@@ -10133,7 +10133,7 @@ static inline cublasStatus_t cubind_cublas_scal_ex_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_scal_ex_64_inline(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 77);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 77);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_scal_ex_64)(handle, n, alpha, alphaType, x, xType, incx, executionType);
@@ -10146,7 +10146,7 @@ static inline cublasStatus_t cubind_cublas_scal_ex_64_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_sscal_inline(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 78);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 78);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sscal)(handle, n, alpha, x, incx);
@@ -10159,7 +10159,7 @@ static inline cublasStatus_t cubind_cublas_sscal_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_sscal_64_inline(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 79);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 79);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sscal_64)(handle, n, alpha, x, incx);
@@ -10172,7 +10172,7 @@ static inline cublasStatus_t cubind_cublas_sscal_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dscal_inline(cublasHandle_t handle, int n, const double *alpha, double *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 80);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 80);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dscal)(handle, n, alpha, x, incx);
@@ -10185,7 +10185,7 @@ static inline cublasStatus_t cubind_cublas_dscal_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_dscal_64_inline(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 81);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 81);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dscal_64)(handle, n, alpha, x, incx);
@@ -10198,7 +10198,7 @@ static inline cublasStatus_t cubind_cublas_dscal_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cscal_inline(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 82);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 82);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cscal)(handle, n, alpha, x, incx);
@@ -10211,7 +10211,7 @@ static inline cublasStatus_t cubind_cublas_cscal_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_cscal_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 83);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 83);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cscal_64)(handle, n, alpha, x, incx);
@@ -10224,7 +10224,7 @@ static inline cublasStatus_t cubind_cublas_cscal_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_csscal_inline(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 84);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 84);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csscal)(handle, n, alpha, x, incx);
@@ -10237,7 +10237,7 @@ static inline cublasStatus_t cubind_cublas_csscal_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_csscal_64_inline(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 85);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 85);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csscal_64)(handle, n, alpha, x, incx);
@@ -10250,7 +10250,7 @@ static inline cublasStatus_t cubind_cublas_csscal_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_zscal_inline(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 86);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 86);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zscal)(handle, n, alpha, x, incx);
@@ -10263,7 +10263,7 @@ static inline cublasStatus_t cubind_cublas_zscal_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_zscal_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 87);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 87);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zscal_64)(handle, n, alpha, x, incx);
@@ -10276,7 +10276,7 @@ static inline cublasStatus_t cubind_cublas_zscal_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zdscal_inline(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 88);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 88);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zdscal)(handle, n, alpha, x, incx);
@@ -10289,7 +10289,7 @@ static inline cublasStatus_t cubind_cublas_zdscal_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_zdscal_64_inline(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 89);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 89);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zdscal_64)(handle, n, alpha, x, incx);
@@ -10302,7 +10302,7 @@ static inline cublasStatus_t cubind_cublas_zdscal_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_axpy_ex_inline(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 90);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 90);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_axpy_ex)(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
@@ -10315,7 +10315,7 @@ static inline cublasStatus_t cubind_cublas_axpy_ex_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_axpy_ex_64_inline(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 91);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 91);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_axpy_ex_64)(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
@@ -10328,7 +10328,7 @@ static inline cublasStatus_t cubind_cublas_axpy_ex_64_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_saxpy_inline(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 92);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 92);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_saxpy)(handle, n, alpha, x, incx, y, incy);
@@ -10341,7 +10341,7 @@ static inline cublasStatus_t cubind_cublas_saxpy_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_saxpy_64_inline(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 93);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 93);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_saxpy_64)(handle, n, alpha, x, incx, y, incy);
@@ -10354,7 +10354,7 @@ static inline cublasStatus_t cubind_cublas_saxpy_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_daxpy_inline(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 94);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 94);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_daxpy)(handle, n, alpha, x, incx, y, incy);
@@ -10367,7 +10367,7 @@ static inline cublasStatus_t cubind_cublas_daxpy_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_daxpy_64_inline(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 95);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 95);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_daxpy_64)(handle, n, alpha, x, incx, y, incy);
@@ -10380,7 +10380,7 @@ static inline cublasStatus_t cubind_cublas_daxpy_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_caxpy_inline(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 96);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 96);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_caxpy)(handle, n, alpha, x, incx, y, incy);
@@ -10393,7 +10393,7 @@ static inline cublasStatus_t cubind_cublas_caxpy_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_caxpy_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 97);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 97);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_caxpy_64)(handle, n, alpha, x, incx, y, incy);
@@ -10406,7 +10406,7 @@ static inline cublasStatus_t cubind_cublas_caxpy_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zaxpy_inline(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 98);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 98);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zaxpy)(handle, n, alpha, x, incx, y, incy);
@@ -10419,7 +10419,7 @@ static inline cublasStatus_t cubind_cublas_zaxpy_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_zaxpy_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 99);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 99);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zaxpy_64)(handle, n, alpha, x, incx, y, incy);
@@ -10432,7 +10432,7 @@ static inline cublasStatus_t cubind_cublas_zaxpy_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_copy_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 100);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 100);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_copy_ex)(handle, n, x, xType, incx, y, yType, incy);
@@ -10445,7 +10445,7 @@ static inline cublasStatus_t cubind_cublas_copy_ex_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_copy_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 101);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 101);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_copy_ex_64)(handle, n, x, xType, incx, y, yType, incy);
@@ -10458,7 +10458,7 @@ static inline cublasStatus_t cubind_cublas_copy_ex_64_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_scopy_inline(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 102);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 102);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_scopy)(handle, n, x, incx, y, incy);
@@ -10471,7 +10471,7 @@ static inline cublasStatus_t cubind_cublas_scopy_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_scopy_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 103);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 103);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_scopy_64)(handle, n, x, incx, y, incy);
@@ -10484,7 +10484,7 @@ static inline cublasStatus_t cubind_cublas_scopy_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dcopy_inline(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 104);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 104);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dcopy)(handle, n, x, incx, y, incy);
@@ -10497,7 +10497,7 @@ static inline cublasStatus_t cubind_cublas_dcopy_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_dcopy_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 105);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 105);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dcopy_64)(handle, n, x, incx, y, incy);
@@ -10510,7 +10510,7 @@ static inline cublasStatus_t cubind_cublas_dcopy_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ccopy_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 106);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 106);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ccopy)(handle, n, x, incx, y, incy);
@@ -10523,7 +10523,7 @@ static inline cublasStatus_t cubind_cublas_ccopy_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_ccopy_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 107);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 107);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ccopy_64)(handle, n, x, incx, y, incy);
@@ -10536,7 +10536,7 @@ static inline cublasStatus_t cubind_cublas_ccopy_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zcopy_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 108);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 108);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zcopy)(handle, n, x, incx, y, incy);
@@ -10549,7 +10549,7 @@ static inline cublasStatus_t cubind_cublas_zcopy_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_zcopy_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 109);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 109);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zcopy_64)(handle, n, x, incx, y, incy);
@@ -10562,7 +10562,7 @@ static inline cublasStatus_t cubind_cublas_zcopy_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_sswap_inline(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 110);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 110);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sswap)(handle, n, x, incx, y, incy);
@@ -10575,7 +10575,7 @@ static inline cublasStatus_t cubind_cublas_sswap_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_sswap_64_inline(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 111);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 111);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sswap_64)(handle, n, x, incx, y, incy);
@@ -10588,7 +10588,7 @@ static inline cublasStatus_t cubind_cublas_sswap_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dswap_inline(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 112);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 112);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dswap)(handle, n, x, incx, y, incy);
@@ -10601,7 +10601,7 @@ static inline cublasStatus_t cubind_cublas_dswap_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_dswap_64_inline(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 113);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 113);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dswap_64)(handle, n, x, incx, y, incy);
@@ -10614,7 +10614,7 @@ static inline cublasStatus_t cubind_cublas_dswap_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cswap_inline(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 114);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 114);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cswap)(handle, n, x, incx, y, incy);
@@ -10627,7 +10627,7 @@ static inline cublasStatus_t cubind_cublas_cswap_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_cswap_64_inline(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 115);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 115);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cswap_64)(handle, n, x, incx, y, incy);
@@ -10640,7 +10640,7 @@ static inline cublasStatus_t cubind_cublas_cswap_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zswap_inline(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 116);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 116);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zswap)(handle, n, x, incx, y, incy);
@@ -10653,7 +10653,7 @@ static inline cublasStatus_t cubind_cublas_zswap_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_zswap_64_inline(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 117);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 117);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zswap_64)(handle, n, x, incx, y, incy);
@@ -10666,7 +10666,7 @@ static inline cublasStatus_t cubind_cublas_zswap_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_swap_ex_inline(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 118);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 118);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_swap_ex)(handle, n, x, xType, incx, y, yType, incy);
@@ -10679,7 +10679,7 @@ static inline cublasStatus_t cubind_cublas_swap_ex_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_swap_ex_64_inline(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 119);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 119);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_swap_ex_64)(handle, n, x, xType, incx, y, yType, incy);
@@ -10692,7 +10692,7 @@ static inline cublasStatus_t cubind_cublas_swap_ex_64_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_isamax_inline(cublasHandle_t handle, int n, const float *x, int incx, int *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 120);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 120);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_isamax)(handle, n, x, incx, result);
@@ -10705,7 +10705,7 @@ static inline cublasStatus_t cubind_cublas_isamax_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_isamax_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 121);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 121);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_isamax_64)(handle, n, x, incx, result);
@@ -10718,7 +10718,7 @@ static inline cublasStatus_t cubind_cublas_isamax_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_idamax_inline(cublasHandle_t handle, int n, const double *x, int incx, int *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 122);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 122);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_idamax)(handle, n, x, incx, result);
@@ -10731,7 +10731,7 @@ static inline cublasStatus_t cubind_cublas_idamax_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_idamax_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 123);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 123);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_idamax_64)(handle, n, x, incx, result);
@@ -10744,7 +10744,7 @@ static inline cublasStatus_t cubind_cublas_idamax_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_icamax_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 124);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 124);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_icamax)(handle, n, x, incx, result);
@@ -10757,7 +10757,7 @@ static inline cublasStatus_t cubind_cublas_icamax_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_icamax_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 125);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 125);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_icamax_64)(handle, n, x, incx, result);
@@ -10770,7 +10770,7 @@ static inline cublasStatus_t cubind_cublas_icamax_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_izamax_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 126);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 126);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_izamax)(handle, n, x, incx, result);
@@ -10783,7 +10783,7 @@ static inline cublasStatus_t cubind_cublas_izamax_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_izamax_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 127);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 127);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_izamax_64)(handle, n, x, incx, result);
@@ -10796,7 +10796,7 @@ static inline cublasStatus_t cubind_cublas_izamax_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_iamax_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 128);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 128);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_iamax_ex)(handle, n, x, xType, incx, result);
@@ -10809,7 +10809,7 @@ static inline cublasStatus_t cubind_cublas_iamax_ex_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_iamax_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 129);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 129);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_iamax_ex_64)(handle, n, x, xType, incx, result);
@@ -10822,7 +10822,7 @@ static inline cublasStatus_t cubind_cublas_iamax_ex_64_inline(cublasHandle_t han
 
 static inline cublasStatus_t cubind_cublas_isamin_inline(cublasHandle_t handle, int n, const float *x, int incx, int *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 130);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 130);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_isamin)(handle, n, x, incx, result);
@@ -10835,7 +10835,7 @@ static inline cublasStatus_t cubind_cublas_isamin_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_isamin_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 131);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 131);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_isamin_64)(handle, n, x, incx, result);
@@ -10848,7 +10848,7 @@ static inline cublasStatus_t cubind_cublas_isamin_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_idamin_inline(cublasHandle_t handle, int n, const double *x, int incx, int *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 132);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 132);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_idamin)(handle, n, x, incx, result);
@@ -10861,7 +10861,7 @@ static inline cublasStatus_t cubind_cublas_idamin_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_idamin_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 133);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 133);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_idamin_64)(handle, n, x, incx, result);
@@ -10874,7 +10874,7 @@ static inline cublasStatus_t cubind_cublas_idamin_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_icamin_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 134);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 134);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_icamin)(handle, n, x, incx, result);
@@ -10887,7 +10887,7 @@ static inline cublasStatus_t cubind_cublas_icamin_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_icamin_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 135);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 135);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_icamin_64)(handle, n, x, incx, result);
@@ -10900,7 +10900,7 @@ static inline cublasStatus_t cubind_cublas_icamin_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_izamin_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 136);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 136);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_izamin)(handle, n, x, incx, result);
@@ -10913,7 +10913,7 @@ static inline cublasStatus_t cubind_cublas_izamin_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_izamin_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 137);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 137);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_izamin_64)(handle, n, x, incx, result);
@@ -10926,7 +10926,7 @@ static inline cublasStatus_t cubind_cublas_izamin_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_iamin_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 138);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 138);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_iamin_ex)(handle, n, x, xType, incx, result);
@@ -10939,7 +10939,7 @@ static inline cublasStatus_t cubind_cublas_iamin_ex_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_iamin_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 139);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 139);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_iamin_ex_64)(handle, n, x, xType, incx, result);
@@ -10952,7 +10952,7 @@ static inline cublasStatus_t cubind_cublas_iamin_ex_64_inline(cublasHandle_t han
 
 static inline cublasStatus_t cubind_cublas_asum_ex_inline(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 140);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 140);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_asum_ex)(handle, n, x, xType, incx, result, resultType, executiontype);
@@ -10965,7 +10965,7 @@ static inline cublasStatus_t cubind_cublas_asum_ex_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_asum_ex_64_inline(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 141);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 141);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_asum_ex_64)(handle, n, x, xType, incx, result, resultType, executiontype);
@@ -10978,7 +10978,7 @@ static inline cublasStatus_t cubind_cublas_asum_ex_64_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_sasum_inline(cublasHandle_t handle, int n, const float *x, int incx, float *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 142);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 142);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sasum)(handle, n, x, incx, result);
@@ -10991,7 +10991,7 @@ static inline cublasStatus_t cubind_cublas_sasum_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_sasum_64_inline(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 143);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 143);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sasum_64)(handle, n, x, incx, result);
@@ -11004,7 +11004,7 @@ static inline cublasStatus_t cubind_cublas_sasum_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dasum_inline(cublasHandle_t handle, int n, const double *x, int incx, double *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 144);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 144);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dasum)(handle, n, x, incx, result);
@@ -11017,7 +11017,7 @@ static inline cublasStatus_t cubind_cublas_dasum_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_dasum_64_inline(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 145);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 145);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dasum_64)(handle, n, x, incx, result);
@@ -11030,7 +11030,7 @@ static inline cublasStatus_t cubind_cublas_dasum_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_scasum_inline(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 146);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 146);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_scasum)(handle, n, x, incx, result);
@@ -11043,7 +11043,7 @@ static inline cublasStatus_t cubind_cublas_scasum_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_scasum_64_inline(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 147);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 147);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_scasum_64)(handle, n, x, incx, result);
@@ -11056,7 +11056,7 @@ static inline cublasStatus_t cubind_cublas_scasum_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_dzasum_inline(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 148);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 148);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dzasum)(handle, n, x, incx, result);
@@ -11069,7 +11069,7 @@ static inline cublasStatus_t cubind_cublas_dzasum_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_dzasum_64_inline(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 149);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 149);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dzasum_64)(handle, n, x, incx, result);
@@ -11082,7 +11082,7 @@ static inline cublasStatus_t cubind_cublas_dzasum_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_srot_inline(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 150);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 150);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_srot)(handle, n, x, incx, y, incy, c, s);
@@ -11095,7 +11095,7 @@ static inline cublasStatus_t cubind_cublas_srot_inline(cublasHandle_t handle, in
 
 static inline cublasStatus_t cubind_cublas_srot_64_inline(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 151);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 151);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_srot_64)(handle, n, x, incx, y, incy, c, s);
@@ -11108,7 +11108,7 @@ static inline cublasStatus_t cubind_cublas_srot_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_drot_inline(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 152);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 152);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_drot)(handle, n, x, incx, y, incy, c, s);
@@ -11121,7 +11121,7 @@ static inline cublasStatus_t cubind_cublas_drot_inline(cublasHandle_t handle, in
 
 static inline cublasStatus_t cubind_cublas_drot_64_inline(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 153);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 153);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_drot_64)(handle, n, x, incx, y, incy, c, s);
@@ -11134,7 +11134,7 @@ static inline cublasStatus_t cubind_cublas_drot_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_crot_inline(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 154);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 154);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_crot)(handle, n, x, incx, y, incy, c, s);
@@ -11147,7 +11147,7 @@ static inline cublasStatus_t cubind_cublas_crot_inline(cublasHandle_t handle, in
 
 static inline cublasStatus_t cubind_cublas_crot_64_inline(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 155);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 155);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_crot_64)(handle, n, x, incx, y, incy, c, s);
@@ -11160,7 +11160,7 @@ static inline cublasStatus_t cubind_cublas_crot_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_csrot_inline(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 156);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 156);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csrot)(handle, n, x, incx, y, incy, c, s);
@@ -11173,7 +11173,7 @@ static inline cublasStatus_t cubind_cublas_csrot_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_csrot_64_inline(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 157);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 157);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csrot_64)(handle, n, x, incx, y, incy, c, s);
@@ -11186,7 +11186,7 @@ static inline cublasStatus_t cubind_cublas_csrot_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zrot_inline(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 158);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 158);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zrot)(handle, n, x, incx, y, incy, c, s);
@@ -11199,7 +11199,7 @@ static inline cublasStatus_t cubind_cublas_zrot_inline(cublasHandle_t handle, in
 
 static inline cublasStatus_t cubind_cublas_zrot_64_inline(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 159);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 159);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zrot_64)(handle, n, x, incx, y, incy, c, s);
@@ -11212,7 +11212,7 @@ static inline cublasStatus_t cubind_cublas_zrot_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_zdrot_inline(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 160);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 160);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zdrot)(handle, n, x, incx, y, incy, c, s);
@@ -11225,7 +11225,7 @@ static inline cublasStatus_t cubind_cublas_zdrot_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_zdrot_64_inline(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 161);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 161);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zdrot_64)(handle, n, x, incx, y, incy, c, s);
@@ -11238,7 +11238,7 @@ static inline cublasStatus_t cubind_cublas_zdrot_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_rot_ex_inline(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 162);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 162);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_rot_ex)(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
@@ -11251,7 +11251,7 @@ static inline cublasStatus_t cubind_cublas_rot_ex_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_rot_ex_64_inline(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 163);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 163);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_rot_ex_64)(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
@@ -11264,7 +11264,7 @@ static inline cublasStatus_t cubind_cublas_rot_ex_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_srotg_inline(cublasHandle_t handle, float *a, float *b, float *c, float *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, float *a, float *b, float *c, float *s) = (cublasStatus_t (*)(cublasHandle_t handle, float *a, float *b, float *c, float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 164);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, float *a, float *b, float *c, float *s) = (cublasStatus_t (*)(cublasHandle_t handle, float *a, float *b, float *c, float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 164);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_srotg)(handle, a, b, c, s);
@@ -11277,7 +11277,7 @@ static inline cublasStatus_t cubind_cublas_srotg_inline(cublasHandle_t handle, f
 
 static inline cublasStatus_t cubind_cublas_drotg_inline(cublasHandle_t handle, double *a, double *b, double *c, double *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, double *a, double *b, double *c, double *s) = (cublasStatus_t (*)(cublasHandle_t handle, double *a, double *b, double *c, double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 165);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, double *a, double *b, double *c, double *s) = (cublasStatus_t (*)(cublasHandle_t handle, double *a, double *b, double *c, double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 165);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_drotg)(handle, a, b, c, s);
@@ -11290,7 +11290,7 @@ static inline cublasStatus_t cubind_cublas_drotg_inline(cublasHandle_t handle, d
 
 static inline cublasStatus_t cubind_cublas_crotg_inline(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 166);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 166);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_crotg)(handle, a, b, c, s);
@@ -11303,7 +11303,7 @@ static inline cublasStatus_t cubind_cublas_crotg_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zrotg_inline(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 167);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 167);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zrotg)(handle, a, b, c, s);
@@ -11316,7 +11316,7 @@ static inline cublasStatus_t cubind_cublas_zrotg_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_rotg_ex_inline(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 168);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 168);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_rotg_ex)(handle, a, b, abType, c, s, csType, executiontype);
@@ -11329,7 +11329,7 @@ static inline cublasStatus_t cubind_cublas_rotg_ex_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_srotm_inline(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 169);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 169);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_srotm)(handle, n, x, incx, y, incy, param);
@@ -11342,7 +11342,7 @@ static inline cublasStatus_t cubind_cublas_srotm_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_srotm_64_inline(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 170);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 170);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_srotm_64)(handle, n, x, incx, y, incy, param);
@@ -11355,7 +11355,7 @@ static inline cublasStatus_t cubind_cublas_srotm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_drotm_inline(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 171);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 171);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_drotm)(handle, n, x, incx, y, incy, param);
@@ -11368,7 +11368,7 @@ static inline cublasStatus_t cubind_cublas_drotm_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_drotm_64_inline(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 172);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 172);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_drotm_64)(handle, n, x, incx, y, incy, param);
@@ -11381,7 +11381,7 @@ static inline cublasStatus_t cubind_cublas_drotm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_rotm_ex_inline(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 173);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 173);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_rotm_ex)(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
@@ -11394,7 +11394,7 @@ static inline cublasStatus_t cubind_cublas_rotm_ex_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_rotm_ex_64_inline(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 174);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 174);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_rotm_ex_64)(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
@@ -11407,7 +11407,7 @@ static inline cublasStatus_t cubind_cublas_rotm_ex_64_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_srotmg_inline(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param) = (cublasStatus_t (*)(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 175);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param) = (cublasStatus_t (*)(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 175);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_srotmg)(handle, d1, d2, x1, y1, param);
@@ -11420,7 +11420,7 @@ static inline cublasStatus_t cubind_cublas_srotmg_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_drotmg_inline(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param) = (cublasStatus_t (*)(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 176);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param) = (cublasStatus_t (*)(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 176);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_drotmg)(handle, d1, d2, x1, y1, param);
@@ -11433,7 +11433,7 @@ static inline cublasStatus_t cubind_cublas_drotmg_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_rotmg_ex_inline(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 177);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 177);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_rotmg_ex)(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
@@ -11446,7 +11446,7 @@ static inline cublasStatus_t cubind_cublas_rotmg_ex_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_sgemv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 178);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 178);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -11459,7 +11459,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_sgemv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 179);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 179);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -11472,7 +11472,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dgemv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 180);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 180);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -11485,7 +11485,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dgemv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 181);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 181);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -11498,7 +11498,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cgemv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 182);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 182);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -11511,7 +11511,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_cgemv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 183);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 183);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -11524,7 +11524,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zgemv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 184);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 184);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -11537,7 +11537,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zgemv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 185);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 185);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -11550,7 +11550,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_sgbmv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 186);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 186);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -11563,7 +11563,7 @@ static inline cublasStatus_t cubind_cublas_sgbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_sgbmv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 187);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 187);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -11576,7 +11576,7 @@ static inline cublasStatus_t cubind_cublas_sgbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dgbmv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 188);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 188);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -11589,7 +11589,7 @@ static inline cublasStatus_t cubind_cublas_dgbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dgbmv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 189);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 189);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -11602,7 +11602,7 @@ static inline cublasStatus_t cubind_cublas_dgbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cgbmv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 190);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 190);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -11615,7 +11615,7 @@ static inline cublasStatus_t cubind_cublas_cgbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_cgbmv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 191);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 191);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -11628,7 +11628,7 @@ static inline cublasStatus_t cubind_cublas_cgbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zgbmv_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 192);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 192);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -11641,7 +11641,7 @@ static inline cublasStatus_t cubind_cublas_zgbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zgbmv_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 193);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 193);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -11654,7 +11654,7 @@ static inline cublasStatus_t cubind_cublas_zgbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_strmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 194);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 194);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_strmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11667,7 +11667,7 @@ static inline cublasStatus_t cubind_cublas_strmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_strmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 195);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 195);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_strmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11680,7 +11680,7 @@ static inline cublasStatus_t cubind_cublas_strmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dtrmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 196);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 196);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtrmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11693,7 +11693,7 @@ static inline cublasStatus_t cubind_cublas_dtrmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dtrmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 197);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 197);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtrmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11706,7 +11706,7 @@ static inline cublasStatus_t cubind_cublas_dtrmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ctrmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 198);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 198);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctrmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11719,7 +11719,7 @@ static inline cublasStatus_t cubind_cublas_ctrmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ctrmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 199);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 199);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctrmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11732,7 +11732,7 @@ static inline cublasStatus_t cubind_cublas_ctrmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ztrmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 200);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 200);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztrmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11745,7 +11745,7 @@ static inline cublasStatus_t cubind_cublas_ztrmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ztrmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 201);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 201);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztrmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11758,7 +11758,7 @@ static inline cublasStatus_t cubind_cublas_ztrmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_stbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 202);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 202);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_stbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -11771,7 +11771,7 @@ static inline cublasStatus_t cubind_cublas_stbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_stbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 203);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 203);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_stbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -11784,7 +11784,7 @@ static inline cublasStatus_t cubind_cublas_stbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dtbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 204);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 204);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -11797,7 +11797,7 @@ static inline cublasStatus_t cubind_cublas_dtbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dtbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 205);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 205);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -11810,7 +11810,7 @@ static inline cublasStatus_t cubind_cublas_dtbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ctbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 206);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 206);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -11823,7 +11823,7 @@ static inline cublasStatus_t cubind_cublas_ctbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ctbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 207);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 207);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -11836,7 +11836,7 @@ static inline cublasStatus_t cubind_cublas_ctbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ztbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 208);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 208);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -11849,7 +11849,7 @@ static inline cublasStatus_t cubind_cublas_ztbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ztbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 209);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 209);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -11862,7 +11862,7 @@ static inline cublasStatus_t cubind_cublas_ztbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_stpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 210);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 210);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_stpmv)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -11875,7 +11875,7 @@ static inline cublasStatus_t cubind_cublas_stpmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_stpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 211);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 211);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_stpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -11888,7 +11888,7 @@ static inline cublasStatus_t cubind_cublas_stpmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dtpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 212);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 212);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtpmv)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -11901,7 +11901,7 @@ static inline cublasStatus_t cubind_cublas_dtpmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dtpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 213);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 213);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -11914,7 +11914,7 @@ static inline cublasStatus_t cubind_cublas_dtpmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ctpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 214);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 214);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctpmv)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -11927,7 +11927,7 @@ static inline cublasStatus_t cubind_cublas_ctpmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ctpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 215);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 215);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -11940,7 +11940,7 @@ static inline cublasStatus_t cubind_cublas_ctpmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ztpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 216);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 216);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztpmv)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -11953,7 +11953,7 @@ static inline cublasStatus_t cubind_cublas_ztpmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ztpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 217);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 217);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -11966,7 +11966,7 @@ static inline cublasStatus_t cubind_cublas_ztpmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_strsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 218);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 218);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_strsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11979,7 +11979,7 @@ static inline cublasStatus_t cubind_cublas_strsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_strsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 219);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 219);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_strsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11992,7 +11992,7 @@ static inline cublasStatus_t cubind_cublas_strsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dtrsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 220);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 220);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtrsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -12005,7 +12005,7 @@ static inline cublasStatus_t cubind_cublas_dtrsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dtrsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 221);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 221);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtrsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -12018,7 +12018,7 @@ static inline cublasStatus_t cubind_cublas_dtrsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ctrsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 222);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 222);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctrsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -12031,7 +12031,7 @@ static inline cublasStatus_t cubind_cublas_ctrsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ctrsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 223);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 223);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctrsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -12044,7 +12044,7 @@ static inline cublasStatus_t cubind_cublas_ctrsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ztrsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 224);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 224);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztrsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -12057,7 +12057,7 @@ static inline cublasStatus_t cubind_cublas_ztrsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ztrsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 225);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 225);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztrsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -12070,7 +12070,7 @@ static inline cublasStatus_t cubind_cublas_ztrsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_stpsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 226);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 226);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_stpsv)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -12083,7 +12083,7 @@ static inline cublasStatus_t cubind_cublas_stpsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_stpsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 227);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 227);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_stpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -12096,7 +12096,7 @@ static inline cublasStatus_t cubind_cublas_stpsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dtpsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 228);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 228);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtpsv)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -12109,7 +12109,7 @@ static inline cublasStatus_t cubind_cublas_dtpsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dtpsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 229);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 229);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -12122,7 +12122,7 @@ static inline cublasStatus_t cubind_cublas_dtpsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ctpsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 230);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 230);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctpsv)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -12135,7 +12135,7 @@ static inline cublasStatus_t cubind_cublas_ctpsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ctpsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 231);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 231);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -12148,7 +12148,7 @@ static inline cublasStatus_t cubind_cublas_ctpsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ztpsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 232);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 232);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztpsv)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -12161,7 +12161,7 @@ static inline cublasStatus_t cubind_cublas_ztpsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ztpsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 233);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 233);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
@@ -12174,7 +12174,7 @@ static inline cublasStatus_t cubind_cublas_ztpsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_stbsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 234);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 234);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_stbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -12187,7 +12187,7 @@ static inline cublasStatus_t cubind_cublas_stbsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_stbsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 235);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 235);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_stbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -12200,7 +12200,7 @@ static inline cublasStatus_t cubind_cublas_stbsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dtbsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 236);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 236);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -12213,7 +12213,7 @@ static inline cublasStatus_t cubind_cublas_dtbsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dtbsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 237);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 237);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -12226,7 +12226,7 @@ static inline cublasStatus_t cubind_cublas_dtbsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ctbsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 238);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 238);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -12239,7 +12239,7 @@ static inline cublasStatus_t cubind_cublas_ctbsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ctbsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 239);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 239);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -12252,7 +12252,7 @@ static inline cublasStatus_t cubind_cublas_ctbsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ztbsv_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 240);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 240);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -12265,7 +12265,7 @@ static inline cublasStatus_t cubind_cublas_ztbsv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ztbsv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 241);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 241);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -12278,7 +12278,7 @@ static inline cublasStatus_t cubind_cublas_ztbsv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ssymv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 242);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 242);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12291,7 +12291,7 @@ static inline cublasStatus_t cubind_cublas_ssymv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ssymv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 243);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 243);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12304,7 +12304,7 @@ static inline cublasStatus_t cubind_cublas_ssymv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dsymv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 244);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 244);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12317,7 +12317,7 @@ static inline cublasStatus_t cubind_cublas_dsymv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dsymv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 245);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 245);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12330,7 +12330,7 @@ static inline cublasStatus_t cubind_cublas_dsymv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_csymv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 246);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 246);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12343,7 +12343,7 @@ static inline cublasStatus_t cubind_cublas_csymv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_csymv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 247);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 247);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12356,7 +12356,7 @@ static inline cublasStatus_t cubind_cublas_csymv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zsymv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 248);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 248);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12369,7 +12369,7 @@ static inline cublasStatus_t cubind_cublas_zsymv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zsymv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 249);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 249);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12382,7 +12382,7 @@ static inline cublasStatus_t cubind_cublas_zsymv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_chemv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 250);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 250);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chemv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12395,7 +12395,7 @@ static inline cublasStatus_t cubind_cublas_chemv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_chemv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 251);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 251);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chemv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12408,7 +12408,7 @@ static inline cublasStatus_t cubind_cublas_chemv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zhemv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 252);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 252);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhemv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12421,7 +12421,7 @@ static inline cublasStatus_t cubind_cublas_zhemv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zhemv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 253);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 253);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhemv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -12434,7 +12434,7 @@ static inline cublasStatus_t cubind_cublas_zhemv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ssbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 254);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 254);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -12447,7 +12447,7 @@ static inline cublasStatus_t cubind_cublas_ssbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ssbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 255);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 255);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -12460,7 +12460,7 @@ static inline cublasStatus_t cubind_cublas_ssbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dsbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 256);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 256);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -12473,7 +12473,7 @@ static inline cublasStatus_t cubind_cublas_dsbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dsbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 257);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 257);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -12486,7 +12486,7 @@ static inline cublasStatus_t cubind_cublas_dsbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_chbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 258);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 258);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -12499,7 +12499,7 @@ static inline cublasStatus_t cubind_cublas_chbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_chbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 259);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 259);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -12512,7 +12512,7 @@ static inline cublasStatus_t cubind_cublas_chbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zhbmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 260);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 260);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -12525,7 +12525,7 @@ static inline cublasStatus_t cubind_cublas_zhbmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zhbmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 261);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 261);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -12538,7 +12538,7 @@ static inline cublasStatus_t cubind_cublas_zhbmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_sspmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 262);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 262);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sspmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -12551,7 +12551,7 @@ static inline cublasStatus_t cubind_cublas_sspmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_sspmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 263);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 263);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sspmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -12564,7 +12564,7 @@ static inline cublasStatus_t cubind_cublas_sspmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dspmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 264);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 264);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dspmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -12577,7 +12577,7 @@ static inline cublasStatus_t cubind_cublas_dspmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dspmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 265);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 265);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dspmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -12590,7 +12590,7 @@ static inline cublasStatus_t cubind_cublas_dspmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_chpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 266);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 266);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chpmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -12603,7 +12603,7 @@ static inline cublasStatus_t cubind_cublas_chpmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_chpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 267);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 267);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chpmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -12616,7 +12616,7 @@ static inline cublasStatus_t cubind_cublas_chpmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zhpmv_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 268);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 268);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhpmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -12629,7 +12629,7 @@ static inline cublasStatus_t cubind_cublas_zhpmv_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zhpmv_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 269);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 269);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhpmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -12642,7 +12642,7 @@ static inline cublasStatus_t cubind_cublas_zhpmv_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_sger_inline(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 270);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 270);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sger)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12655,7 +12655,7 @@ static inline cublasStatus_t cubind_cublas_sger_inline(cublasHandle_t handle, in
 
 static inline cublasStatus_t cubind_cublas_sger_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 271);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 271);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sger_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12668,7 +12668,7 @@ static inline cublasStatus_t cubind_cublas_sger_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_dger_inline(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 272);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 272);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dger)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12681,7 +12681,7 @@ static inline cublasStatus_t cubind_cublas_dger_inline(cublasHandle_t handle, in
 
 static inline cublasStatus_t cubind_cublas_dger_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 273);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 273);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dger_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12694,7 +12694,7 @@ static inline cublasStatus_t cubind_cublas_dger_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_cgeru_inline(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 274);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 274);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgeru)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12707,7 +12707,7 @@ static inline cublasStatus_t cubind_cublas_cgeru_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_cgeru_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 275);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 275);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgeru_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12720,7 +12720,7 @@ static inline cublasStatus_t cubind_cublas_cgeru_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cgerc_inline(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 276);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 276);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgerc)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12733,7 +12733,7 @@ static inline cublasStatus_t cubind_cublas_cgerc_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_cgerc_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 277);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 277);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgerc_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12746,7 +12746,7 @@ static inline cublasStatus_t cubind_cublas_cgerc_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zgeru_inline(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 278);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 278);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgeru)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12759,7 +12759,7 @@ static inline cublasStatus_t cubind_cublas_zgeru_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_zgeru_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 279);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 279);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgeru_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12772,7 +12772,7 @@ static inline cublasStatus_t cubind_cublas_zgeru_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zgerc_inline(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 280);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 280);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgerc)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12785,7 +12785,7 @@ static inline cublasStatus_t cubind_cublas_zgerc_inline(cublasHandle_t handle, i
 
 static inline cublasStatus_t cubind_cublas_zgerc_64_inline(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 281);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 281);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgerc_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12798,7 +12798,7 @@ static inline cublasStatus_t cubind_cublas_zgerc_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ssyr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 282);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 282);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssyr)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12811,7 +12811,7 @@ static inline cublasStatus_t cubind_cublas_ssyr_inline(cublasHandle_t handle, cu
 
 static inline cublasStatus_t cubind_cublas_ssyr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 283);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 283);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12824,7 +12824,7 @@ static inline cublasStatus_t cubind_cublas_ssyr_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_dsyr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 284);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 284);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsyr)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12837,7 +12837,7 @@ static inline cublasStatus_t cubind_cublas_dsyr_inline(cublasHandle_t handle, cu
 
 static inline cublasStatus_t cubind_cublas_dsyr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 285);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 285);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12850,7 +12850,7 @@ static inline cublasStatus_t cubind_cublas_dsyr_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_csyr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 286);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 286);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyr)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12863,7 +12863,7 @@ static inline cublasStatus_t cubind_cublas_csyr_inline(cublasHandle_t handle, cu
 
 static inline cublasStatus_t cubind_cublas_csyr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 287);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 287);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12876,7 +12876,7 @@ static inline cublasStatus_t cubind_cublas_csyr_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_zsyr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 288);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 288);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsyr)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12889,7 +12889,7 @@ static inline cublasStatus_t cubind_cublas_zsyr_inline(cublasHandle_t handle, cu
 
 static inline cublasStatus_t cubind_cublas_zsyr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 289);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 289);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12902,7 +12902,7 @@ static inline cublasStatus_t cubind_cublas_zsyr_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_cher_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 290);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 290);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cher)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12915,7 +12915,7 @@ static inline cublasStatus_t cubind_cublas_cher_inline(cublasHandle_t handle, cu
 
 static inline cublasStatus_t cubind_cublas_cher_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 291);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 291);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cher_64)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12928,7 +12928,7 @@ static inline cublasStatus_t cubind_cublas_cher_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_zher_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 292);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 292);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zher)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12941,7 +12941,7 @@ static inline cublasStatus_t cubind_cublas_zher_inline(cublasHandle_t handle, cu
 
 static inline cublasStatus_t cubind_cublas_zher_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 293);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 293);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zher_64)(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12954,7 +12954,7 @@ static inline cublasStatus_t cubind_cublas_zher_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_sspr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 294);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 294);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sspr)(handle, uplo, n, alpha, x, incx, AP);
@@ -12967,7 +12967,7 @@ static inline cublasStatus_t cubind_cublas_sspr_inline(cublasHandle_t handle, cu
 
 static inline cublasStatus_t cubind_cublas_sspr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 295);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 295);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sspr_64)(handle, uplo, n, alpha, x, incx, AP);
@@ -12980,7 +12980,7 @@ static inline cublasStatus_t cubind_cublas_sspr_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_dspr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 296);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 296);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dspr)(handle, uplo, n, alpha, x, incx, AP);
@@ -12993,7 +12993,7 @@ static inline cublasStatus_t cubind_cublas_dspr_inline(cublasHandle_t handle, cu
 
 static inline cublasStatus_t cubind_cublas_dspr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 297);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 297);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dspr_64)(handle, uplo, n, alpha, x, incx, AP);
@@ -13006,7 +13006,7 @@ static inline cublasStatus_t cubind_cublas_dspr_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_chpr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 298);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 298);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chpr)(handle, uplo, n, alpha, x, incx, AP);
@@ -13019,7 +13019,7 @@ static inline cublasStatus_t cubind_cublas_chpr_inline(cublasHandle_t handle, cu
 
 static inline cublasStatus_t cubind_cublas_chpr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 299);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 299);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chpr_64)(handle, uplo, n, alpha, x, incx, AP);
@@ -13032,7 +13032,7 @@ static inline cublasStatus_t cubind_cublas_chpr_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_zhpr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 300);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 300);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhpr)(handle, uplo, n, alpha, x, incx, AP);
@@ -13045,7 +13045,7 @@ static inline cublasStatus_t cubind_cublas_zhpr_inline(cublasHandle_t handle, cu
 
 static inline cublasStatus_t cubind_cublas_zhpr_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 301);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 301);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhpr_64)(handle, uplo, n, alpha, x, incx, AP);
@@ -13058,7 +13058,7 @@ static inline cublasStatus_t cubind_cublas_zhpr_64_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_ssyr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 302);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 302);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13071,7 +13071,7 @@ static inline cublasStatus_t cubind_cublas_ssyr2_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ssyr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 303);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 303);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13084,7 +13084,7 @@ static inline cublasStatus_t cubind_cublas_ssyr2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dsyr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 304);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 304);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13097,7 +13097,7 @@ static inline cublasStatus_t cubind_cublas_dsyr2_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dsyr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 305);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 305);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13110,7 +13110,7 @@ static inline cublasStatus_t cubind_cublas_dsyr2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_csyr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 306);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 306);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13123,7 +13123,7 @@ static inline cublasStatus_t cubind_cublas_csyr2_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_csyr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 307);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 307);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13136,7 +13136,7 @@ static inline cublasStatus_t cubind_cublas_csyr2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zsyr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 308);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 308);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13149,7 +13149,7 @@ static inline cublasStatus_t cubind_cublas_zsyr2_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zsyr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 309);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 309);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13162,7 +13162,7 @@ static inline cublasStatus_t cubind_cublas_zsyr2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cher2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 310);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 310);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cher2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13175,7 +13175,7 @@ static inline cublasStatus_t cubind_cublas_cher2_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_cher2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 311);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 311);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cher2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13188,7 +13188,7 @@ static inline cublasStatus_t cubind_cublas_cher2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zher2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 312);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 312);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zher2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13201,7 +13201,7 @@ static inline cublasStatus_t cubind_cublas_zher2_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zher2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 313);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 313);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zher2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13214,7 +13214,7 @@ static inline cublasStatus_t cubind_cublas_zher2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_sspr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 314);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 314);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sspr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -13227,7 +13227,7 @@ static inline cublasStatus_t cubind_cublas_sspr2_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_sspr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 315);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 315);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sspr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -13240,7 +13240,7 @@ static inline cublasStatus_t cubind_cublas_sspr2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dspr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 316);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 316);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dspr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -13253,7 +13253,7 @@ static inline cublasStatus_t cubind_cublas_dspr2_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dspr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 317);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 317);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dspr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -13266,7 +13266,7 @@ static inline cublasStatus_t cubind_cublas_dspr2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_chpr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 318);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 318);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chpr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -13279,7 +13279,7 @@ static inline cublasStatus_t cubind_cublas_chpr2_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_chpr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 319);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 319);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chpr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -13292,7 +13292,7 @@ static inline cublasStatus_t cubind_cublas_chpr2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zhpr2_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 320);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 320);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhpr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -13305,7 +13305,7 @@ static inline cublasStatus_t cubind_cublas_zhpr2_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zhpr2_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 321);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 321);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhpr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -13318,7 +13318,7 @@ static inline cublasStatus_t cubind_cublas_zhpr2_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_sgemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 322);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 322);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -13331,7 +13331,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_sgemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 323);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 323);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -13344,7 +13344,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_dgemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 324);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 324);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -13357,7 +13357,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_dgemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 325);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 325);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -13370,7 +13370,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_cgemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 326);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 326);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -13383,7 +13383,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_cgemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 327);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 327);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -13396,7 +13396,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_zgemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 328);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 328);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -13409,7 +13409,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_zgemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 329);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 329);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -13422,7 +13422,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_sgemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 330);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 330);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -13435,7 +13435,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_strided_batched_inline(cublasHa
 
 static inline cublasStatus_t cubind_cublas_sgemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 331);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 331);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -13448,7 +13448,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_strided_batched_64_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_dgemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 332);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 332);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -13461,7 +13461,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_strided_batched_inline(cublasHa
 
 static inline cublasStatus_t cubind_cublas_dgemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 333);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 333);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -13474,7 +13474,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_strided_batched_64_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_cgemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 334);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 334);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -13487,7 +13487,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_strided_batched_inline(cublasHa
 
 static inline cublasStatus_t cubind_cublas_cgemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 335);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 335);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -13500,7 +13500,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_strided_batched_64_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_zgemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 336);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 336);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -13513,7 +13513,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_strided_batched_inline(cublasHa
 
 static inline cublasStatus_t cubind_cublas_zgemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 337);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 337);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -13526,7 +13526,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_strided_batched_64_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_sgemm_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 338);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 338);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13539,7 +13539,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_sgemm_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 339);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 339);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13552,7 +13552,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dgemm_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 340);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 340);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13565,7 +13565,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dgemm_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 341);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 341);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13578,7 +13578,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cgemm_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 342);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 342);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13591,7 +13591,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_cgemm_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 343);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 343);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13604,7 +13604,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cgemm3m_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 344);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 344);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm3m)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13617,7 +13617,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_cgemm3m_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 345);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 345);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm3m_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13630,7 +13630,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_64_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_cgemm3m_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 346);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 346);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm3m_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -13643,7 +13643,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_ex_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_cgemm3m_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 347);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 347);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm3m_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -13656,7 +13656,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_ex_64_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_zgemm_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 348);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 348);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13669,7 +13669,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zgemm_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 349);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 349);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13682,7 +13682,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zgemm3m_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 350);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 350);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemm3m)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13695,7 +13695,7 @@ static inline cublasStatus_t cubind_cublas_zgemm3m_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_zgemm3m_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 351);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 351);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemm3m_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13708,7 +13708,7 @@ static inline cublasStatus_t cubind_cublas_zgemm3m_64_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_sgemm_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 352);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 352);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemm_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -13721,7 +13721,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_ex_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_sgemm_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 353);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 353);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemm_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -13734,7 +13734,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_ex_64_inline(cublasHandle_t han
 
 static inline cublasStatus_t cubind_cublas_gemm_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 354);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 354);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_gemm_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
@@ -13747,7 +13747,7 @@ static inline cublasStatus_t cubind_cublas_gemm_ex_inline(cublasHandle_t handle,
 
 static inline cublasStatus_t cubind_cublas_gemm_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 355);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 355);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_gemm_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
@@ -13760,7 +13760,7 @@ static inline cublasStatus_t cubind_cublas_gemm_ex_64_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_cgemm_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 356);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 356);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -13773,7 +13773,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_ex_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cgemm_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 357);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 357);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -13786,7 +13786,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_ex_64_inline(cublasHandle_t han
 
 static inline cublasStatus_t cubind_cublas_ssyrk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 358);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 358);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13799,7 +13799,7 @@ static inline cublasStatus_t cubind_cublas_ssyrk_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ssyrk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 359);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 359);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13812,7 +13812,7 @@ static inline cublasStatus_t cubind_cublas_ssyrk_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dsyrk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 360);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 360);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13825,7 +13825,7 @@ static inline cublasStatus_t cubind_cublas_dsyrk_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dsyrk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 361);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 361);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13838,7 +13838,7 @@ static inline cublasStatus_t cubind_cublas_dsyrk_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_csyrk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 362);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 362);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13851,7 +13851,7 @@ static inline cublasStatus_t cubind_cublas_csyrk_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_csyrk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 363);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 363);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13864,7 +13864,7 @@ static inline cublasStatus_t cubind_cublas_csyrk_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zsyrk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 364);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 364);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13877,7 +13877,7 @@ static inline cublasStatus_t cubind_cublas_zsyrk_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zsyrk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 365);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 365);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13890,7 +13890,7 @@ static inline cublasStatus_t cubind_cublas_zsyrk_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_csyrk_ex_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 366);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 366);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyrk_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -13903,7 +13903,7 @@ static inline cublasStatus_t cubind_cublas_csyrk_ex_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_csyrk_ex_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 367);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 367);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyrk_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -13916,7 +13916,7 @@ static inline cublasStatus_t cubind_cublas_csyrk_ex_64_inline(cublasHandle_t han
 
 static inline cublasStatus_t cubind_cublas_csyrk3m_ex_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 368);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 368);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyrk3m_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -13929,7 +13929,7 @@ static inline cublasStatus_t cubind_cublas_csyrk3m_ex_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_csyrk3m_ex_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 369);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 369);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyrk3m_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -13942,7 +13942,7 @@ static inline cublasStatus_t cubind_cublas_csyrk3m_ex_64_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_cherk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 370);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 370);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cherk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13955,7 +13955,7 @@ static inline cublasStatus_t cubind_cublas_cherk_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_cherk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 371);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 371);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cherk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13968,7 +13968,7 @@ static inline cublasStatus_t cubind_cublas_cherk_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zherk_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 372);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 372);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zherk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13981,7 +13981,7 @@ static inline cublasStatus_t cubind_cublas_zherk_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zherk_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 373);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 373);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zherk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -13994,7 +13994,7 @@ static inline cublasStatus_t cubind_cublas_zherk_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cherk_ex_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 374);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 374);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cherk_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -14007,7 +14007,7 @@ static inline cublasStatus_t cubind_cublas_cherk_ex_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cherk_ex_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 375);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 375);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cherk_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -14020,7 +14020,7 @@ static inline cublasStatus_t cubind_cublas_cherk_ex_64_inline(cublasHandle_t han
 
 static inline cublasStatus_t cubind_cublas_cherk3m_ex_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 376);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 376);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cherk3m_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -14033,7 +14033,7 @@ static inline cublasStatus_t cubind_cublas_cherk3m_ex_inline(cublasHandle_t hand
 
 static inline cublasStatus_t cubind_cublas_cherk3m_ex_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 377);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 377);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cherk3m_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -14046,7 +14046,7 @@ static inline cublasStatus_t cubind_cublas_cherk3m_ex_64_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_ssyr2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 378);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 378);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14059,7 +14059,7 @@ static inline cublasStatus_t cubind_cublas_ssyr2k_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_ssyr2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 379);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 379);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14072,7 +14072,7 @@ static inline cublasStatus_t cubind_cublas_ssyr2k_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_dsyr2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 380);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 380);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14085,7 +14085,7 @@ static inline cublasStatus_t cubind_cublas_dsyr2k_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_dsyr2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 381);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 381);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14098,7 +14098,7 @@ static inline cublasStatus_t cubind_cublas_dsyr2k_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_csyr2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 382);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 382);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14111,7 +14111,7 @@ static inline cublasStatus_t cubind_cublas_csyr2k_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_csyr2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 383);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 383);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14124,7 +14124,7 @@ static inline cublasStatus_t cubind_cublas_csyr2k_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_zsyr2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 384);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 384);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14137,7 +14137,7 @@ static inline cublasStatus_t cubind_cublas_zsyr2k_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_zsyr2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 385);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 385);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14150,7 +14150,7 @@ static inline cublasStatus_t cubind_cublas_zsyr2k_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_cher2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 386);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 386);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cher2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14163,7 +14163,7 @@ static inline cublasStatus_t cubind_cublas_cher2k_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_cher2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 387);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 387);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cher2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14176,7 +14176,7 @@ static inline cublasStatus_t cubind_cublas_cher2k_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_zher2k_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 388);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 388);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zher2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14189,7 +14189,7 @@ static inline cublasStatus_t cubind_cublas_zher2k_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_zher2k_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 389);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 389);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zher2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14202,7 +14202,7 @@ static inline cublasStatus_t cubind_cublas_zher2k_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_ssyrkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 390);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 390);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14215,7 +14215,7 @@ static inline cublasStatus_t cubind_cublas_ssyrkx_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_ssyrkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 391);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 391);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14228,7 +14228,7 @@ static inline cublasStatus_t cubind_cublas_ssyrkx_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_dsyrkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 392);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 392);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14241,7 +14241,7 @@ static inline cublasStatus_t cubind_cublas_dsyrkx_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_dsyrkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 393);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 393);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14254,7 +14254,7 @@ static inline cublasStatus_t cubind_cublas_dsyrkx_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_csyrkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 394);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 394);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14267,7 +14267,7 @@ static inline cublasStatus_t cubind_cublas_csyrkx_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_csyrkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 395);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 395);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14280,7 +14280,7 @@ static inline cublasStatus_t cubind_cublas_csyrkx_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_zsyrkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 396);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 396);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14293,7 +14293,7 @@ static inline cublasStatus_t cubind_cublas_zsyrkx_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_zsyrkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 397);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 397);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14306,7 +14306,7 @@ static inline cublasStatus_t cubind_cublas_zsyrkx_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_cherkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 398);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 398);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cherkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14319,7 +14319,7 @@ static inline cublasStatus_t cubind_cublas_cherkx_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_cherkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 399);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 399);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cherkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14332,7 +14332,7 @@ static inline cublasStatus_t cubind_cublas_cherkx_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_zherkx_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 400);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 400);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zherkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14345,7 +14345,7 @@ static inline cublasStatus_t cubind_cublas_zherkx_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_zherkx_64_inline(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 401);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 401);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zherkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14358,7 +14358,7 @@ static inline cublasStatus_t cubind_cublas_zherkx_64_inline(cublasHandle_t handl
 
 static inline cublasStatus_t cubind_cublas_ssymm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 402);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 402);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14371,7 +14371,7 @@ static inline cublasStatus_t cubind_cublas_ssymm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ssymm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 403);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 403);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ssymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14384,7 +14384,7 @@ static inline cublasStatus_t cubind_cublas_ssymm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dsymm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 404);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 404);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14397,7 +14397,7 @@ static inline cublasStatus_t cubind_cublas_dsymm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dsymm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 405);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 405);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dsymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14410,7 +14410,7 @@ static inline cublasStatus_t cubind_cublas_dsymm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_csymm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 406);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 406);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14423,7 +14423,7 @@ static inline cublasStatus_t cubind_cublas_csymm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_csymm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 407);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 407);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_csymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14436,7 +14436,7 @@ static inline cublasStatus_t cubind_cublas_csymm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zsymm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 408);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 408);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14449,7 +14449,7 @@ static inline cublasStatus_t cubind_cublas_zsymm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zsymm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 409);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 409);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zsymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14462,7 +14462,7 @@ static inline cublasStatus_t cubind_cublas_zsymm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_chemm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 410);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 410);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chemm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14475,7 +14475,7 @@ static inline cublasStatus_t cubind_cublas_chemm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_chemm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 411);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 411);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_chemm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14488,7 +14488,7 @@ static inline cublasStatus_t cubind_cublas_chemm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zhemm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 412);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 412);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhemm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14501,7 +14501,7 @@ static inline cublasStatus_t cubind_cublas_zhemm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zhemm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 413);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 413);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zhemm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -14514,7 +14514,7 @@ static inline cublasStatus_t cubind_cublas_zhemm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_strsm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 414);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 414);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_strsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -14527,7 +14527,7 @@ static inline cublasStatus_t cubind_cublas_strsm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_strsm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 415);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 415);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_strsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -14540,7 +14540,7 @@ static inline cublasStatus_t cubind_cublas_strsm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dtrsm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 416);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 416);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -14553,7 +14553,7 @@ static inline cublasStatus_t cubind_cublas_dtrsm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dtrsm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 417);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 417);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtrsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -14566,7 +14566,7 @@ static inline cublasStatus_t cubind_cublas_dtrsm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ctrsm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 418);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 418);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -14579,7 +14579,7 @@ static inline cublasStatus_t cubind_cublas_ctrsm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ctrsm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 419);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 419);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctrsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -14592,7 +14592,7 @@ static inline cublasStatus_t cubind_cublas_ctrsm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ztrsm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 420);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 420);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -14605,7 +14605,7 @@ static inline cublasStatus_t cubind_cublas_ztrsm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ztrsm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 421);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 421);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztrsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -14618,7 +14618,7 @@ static inline cublasStatus_t cubind_cublas_ztrsm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_strmm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 422);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 422);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_strmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -14631,7 +14631,7 @@ static inline cublasStatus_t cubind_cublas_strmm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_strmm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 423);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 423);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_strmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -14644,7 +14644,7 @@ static inline cublasStatus_t cubind_cublas_strmm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dtrmm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 424);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 424);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -14657,7 +14657,7 @@ static inline cublasStatus_t cubind_cublas_dtrmm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dtrmm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 425);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 425);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtrmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -14670,7 +14670,7 @@ static inline cublasStatus_t cubind_cublas_dtrmm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ctrmm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 426);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 426);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -14683,7 +14683,7 @@ static inline cublasStatus_t cubind_cublas_ctrmm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ctrmm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 427);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 427);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctrmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -14696,7 +14696,7 @@ static inline cublasStatus_t cubind_cublas_ctrmm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ztrmm_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 428);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 428);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -14709,7 +14709,7 @@ static inline cublasStatus_t cubind_cublas_ztrmm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ztrmm_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 429);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 429);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztrmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -14722,7 +14722,7 @@ static inline cublasStatus_t cubind_cublas_ztrmm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_sgemm_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 430);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 430);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -14735,7 +14735,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_sgemm_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 431);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 431);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -14748,7 +14748,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_dgemm_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 432);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 432);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -14761,7 +14761,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_dgemm_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 433);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 433);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -14774,7 +14774,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_cgemm_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 434);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 434);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -14787,7 +14787,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_cgemm_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 435);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 435);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -14800,7 +14800,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_cgemm3m_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 436);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 436);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm3m_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -14813,7 +14813,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_batched_inline(cublasHandle_t
 
 static inline cublasStatus_t cubind_cublas_cgemm3m_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 437);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 437);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm3m_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -14826,7 +14826,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_batched_64_inline(cublasHandl
 
 static inline cublasStatus_t cubind_cublas_zgemm_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 438);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 438);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -14839,7 +14839,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_zgemm_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 439);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 439);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -14852,7 +14852,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_sgemm_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 440);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 440);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -14865,7 +14865,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_strided_batched_inline(cublasHa
 
 static inline cublasStatus_t cubind_cublas_sgemm_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 441);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 441);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -14878,7 +14878,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_strided_batched_64_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_dgemm_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 442);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 442);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -14891,7 +14891,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_strided_batched_inline(cublasHa
 
 static inline cublasStatus_t cubind_cublas_dgemm_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 443);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 443);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -14904,7 +14904,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_strided_batched_64_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_cgemm_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 444);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 444);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -14917,7 +14917,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_strided_batched_inline(cublasHa
 
 static inline cublasStatus_t cubind_cublas_cgemm_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 445);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 445);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -14930,7 +14930,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_strided_batched_64_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_cgemm3m_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 446);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 446);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm3m_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -14943,7 +14943,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_strided_batched_inline(cublas
 
 static inline cublasStatus_t cubind_cublas_cgemm3m_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 447);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 447);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgemm3m_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -14956,7 +14956,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_strided_batched_64_inline(cub
 
 static inline cublasStatus_t cubind_cublas_zgemm_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 448);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 448);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -14969,7 +14969,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_strided_batched_inline(cublasHa
 
 static inline cublasStatus_t cubind_cublas_zgemm_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 449);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 449);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -14982,7 +14982,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_strided_batched_64_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_gemm_batched_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 450);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 450);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_gemm_batched_ex)(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
@@ -14995,7 +14995,7 @@ static inline cublasStatus_t cubind_cublas_gemm_batched_ex_inline(cublasHandle_t
 
 static inline cublasStatus_t cubind_cublas_gemm_batched_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 451);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 451);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_gemm_batched_ex_64)(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
@@ -15008,7 +15008,7 @@ static inline cublasStatus_t cubind_cublas_gemm_batched_ex_64_inline(cublasHandl
 
 static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 452);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 452);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_gemm_strided_batched_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
@@ -15021,7 +15021,7 @@ static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex_inline(cublas
 
 static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 453);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 453);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_gemm_strided_batched_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
@@ -15034,7 +15034,7 @@ static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex_64_inline(cub
 
 static inline cublasStatus_t cubind_cublas_sgemm_grouped_batched_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[])
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 454);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 454);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemm_grouped_batched)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -15047,7 +15047,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_grouped_batched_inline(cublasHa
 
 static inline cublasStatus_t cubind_cublas_sgemm_grouped_batched_64_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[])
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 455);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 455);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgemm_grouped_batched_64)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -15060,7 +15060,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_grouped_batched_64_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_dgemm_grouped_batched_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[])
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 456);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 456);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemm_grouped_batched)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -15073,7 +15073,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_grouped_batched_inline(cublasHa
 
 static inline cublasStatus_t cubind_cublas_dgemm_grouped_batched_64_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[])
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 457);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 457);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgemm_grouped_batched_64)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -15086,7 +15086,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_grouped_batched_64_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_gemm_grouped_batched_ex_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 458);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 458);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_gemm_grouped_batched_ex)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -15099,7 +15099,7 @@ static inline cublasStatus_t cubind_cublas_gemm_grouped_batched_ex_inline(cublas
 
 static inline cublasStatus_t cubind_cublas_gemm_grouped_batched_ex_64_inline(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 459);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 459);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_gemm_grouped_batched_ex_64)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -15112,7 +15112,7 @@ static inline cublasStatus_t cubind_cublas_gemm_grouped_batched_ex_64_inline(cub
 
 static inline cublasStatus_t cubind_cublas_sgeam_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 460);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 460);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -15125,7 +15125,7 @@ static inline cublasStatus_t cubind_cublas_sgeam_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_sgeam_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 461);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 461);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -15138,7 +15138,7 @@ static inline cublasStatus_t cubind_cublas_sgeam_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_dgeam_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 462);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 462);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -15151,7 +15151,7 @@ static inline cublasStatus_t cubind_cublas_dgeam_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_dgeam_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 463);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 463);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -15164,7 +15164,7 @@ static inline cublasStatus_t cubind_cublas_dgeam_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cgeam_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 464);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 464);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -15177,7 +15177,7 @@ static inline cublasStatus_t cubind_cublas_cgeam_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_cgeam_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 465);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 465);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -15190,7 +15190,7 @@ static inline cublasStatus_t cubind_cublas_cgeam_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zgeam_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 466);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 466);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -15203,7 +15203,7 @@ static inline cublasStatus_t cubind_cublas_zgeam_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zgeam_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 467);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 467);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -15216,7 +15216,7 @@ static inline cublasStatus_t cubind_cublas_zgeam_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_strsm_batched_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 468);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 468);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_strsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -15229,7 +15229,7 @@ static inline cublasStatus_t cubind_cublas_strsm_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_strsm_batched_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 469);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 469);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_strsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -15242,7 +15242,7 @@ static inline cublasStatus_t cubind_cublas_strsm_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_dtrsm_batched_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 470);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 470);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtrsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -15255,7 +15255,7 @@ static inline cublasStatus_t cubind_cublas_dtrsm_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_dtrsm_batched_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 471);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 471);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtrsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -15268,7 +15268,7 @@ static inline cublasStatus_t cubind_cublas_dtrsm_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_ctrsm_batched_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 472);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 472);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctrsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -15281,7 +15281,7 @@ static inline cublasStatus_t cubind_cublas_ctrsm_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_ctrsm_batched_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 473);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 473);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctrsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -15294,7 +15294,7 @@ static inline cublasStatus_t cubind_cublas_ctrsm_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_ztrsm_batched_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 474);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 474);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztrsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -15307,7 +15307,7 @@ static inline cublasStatus_t cubind_cublas_ztrsm_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_ztrsm_batched_64_inline(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 475);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 475);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztrsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -15320,7 +15320,7 @@ static inline cublasStatus_t cubind_cublas_ztrsm_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_sdgmm_inline(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 476);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 476);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sdgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -15333,7 +15333,7 @@ static inline cublasStatus_t cubind_cublas_sdgmm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_sdgmm_64_inline(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 477);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 477);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sdgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -15346,7 +15346,7 @@ static inline cublasStatus_t cubind_cublas_sdgmm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_ddgmm_inline(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 478);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 478);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ddgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -15359,7 +15359,7 @@ static inline cublasStatus_t cubind_cublas_ddgmm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_ddgmm_64_inline(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 479);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 479);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ddgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -15372,7 +15372,7 @@ static inline cublasStatus_t cubind_cublas_ddgmm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_cdgmm_inline(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 480);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 480);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cdgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -15385,7 +15385,7 @@ static inline cublasStatus_t cubind_cublas_cdgmm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_cdgmm_64_inline(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 481);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 481);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cdgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -15398,7 +15398,7 @@ static inline cublasStatus_t cubind_cublas_cdgmm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_zdgmm_inline(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 482);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 482);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zdgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -15411,7 +15411,7 @@ static inline cublasStatus_t cubind_cublas_zdgmm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_zdgmm_64_inline(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 483);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 483);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zdgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -15424,7 +15424,7 @@ static inline cublasStatus_t cubind_cublas_zdgmm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_smatinv_batched_inline(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 484);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 484);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_smatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -15437,7 +15437,7 @@ static inline cublasStatus_t cubind_cublas_smatinv_batched_inline(cublasHandle_t
 
 static inline cublasStatus_t cubind_cublas_dmatinv_batched_inline(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 485);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 485);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dmatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -15450,7 +15450,7 @@ static inline cublasStatus_t cubind_cublas_dmatinv_batched_inline(cublasHandle_t
 
 static inline cublasStatus_t cubind_cublas_cmatinv_batched_inline(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 486);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 486);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cmatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -15463,7 +15463,7 @@ static inline cublasStatus_t cubind_cublas_cmatinv_batched_inline(cublasHandle_t
 
 static inline cublasStatus_t cubind_cublas_zmatinv_batched_inline(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 487);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 487);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zmatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -15476,7 +15476,7 @@ static inline cublasStatus_t cubind_cublas_zmatinv_batched_inline(cublasHandle_t
 
 static inline cublasStatus_t cubind_cublas_sgeqrf_batched_inline(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 488);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 488);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -15489,7 +15489,7 @@ static inline cublasStatus_t cubind_cublas_sgeqrf_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_dgeqrf_batched_inline(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 489);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 489);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -15502,7 +15502,7 @@ static inline cublasStatus_t cubind_cublas_dgeqrf_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_cgeqrf_batched_inline(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 490);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 490);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -15515,7 +15515,7 @@ static inline cublasStatus_t cubind_cublas_cgeqrf_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_zgeqrf_batched_inline(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 491);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 491);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -15528,7 +15528,7 @@ static inline cublasStatus_t cubind_cublas_zgeqrf_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_sgels_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 492);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 492);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -15541,7 +15541,7 @@ static inline cublasStatus_t cubind_cublas_sgels_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_dgels_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 493);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 493);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -15554,7 +15554,7 @@ static inline cublasStatus_t cubind_cublas_dgels_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_cgels_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 494);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 494);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -15567,7 +15567,7 @@ static inline cublasStatus_t cubind_cublas_cgels_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_zgels_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 495);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 495);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -15580,7 +15580,7 @@ static inline cublasStatus_t cubind_cublas_zgels_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_stpttr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 496);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 496);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_stpttr)(handle, uplo, n, AP, A, lda);
@@ -15593,7 +15593,7 @@ static inline cublasStatus_t cubind_cublas_stpttr_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_dtpttr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 497);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 497);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtpttr)(handle, uplo, n, AP, A, lda);
@@ -15606,7 +15606,7 @@ static inline cublasStatus_t cubind_cublas_dtpttr_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_ctpttr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 498);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 498);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctpttr)(handle, uplo, n, AP, A, lda);
@@ -15619,7 +15619,7 @@ static inline cublasStatus_t cubind_cublas_ctpttr_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_ztpttr_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 499);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 499);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztpttr)(handle, uplo, n, AP, A, lda);
@@ -15632,7 +15632,7 @@ static inline cublasStatus_t cubind_cublas_ztpttr_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_strttp_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 500);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 500);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_strttp)(handle, uplo, n, A, lda, AP);
@@ -15645,7 +15645,7 @@ static inline cublasStatus_t cubind_cublas_strttp_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_dtrttp_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 501);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 501);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dtrttp)(handle, uplo, n, A, lda, AP);
@@ -15658,7 +15658,7 @@ static inline cublasStatus_t cubind_cublas_dtrttp_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_ctrttp_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 502);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 502);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ctrttp)(handle, uplo, n, A, lda, AP);
@@ -15671,7 +15671,7 @@ static inline cublasStatus_t cubind_cublas_ctrttp_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_ztrttp_inline(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 503);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 503);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_ztrttp)(handle, uplo, n, A, lda, AP);
@@ -15684,7 +15684,7 @@ static inline cublasStatus_t cubind_cublas_ztrttp_inline(cublasHandle_t handle, 
 
 static inline cublasStatus_t cubind_cublas_sgetrf_batched_inline(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 504);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 504);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgetrf_batched)(handle, n, A, lda, P, info, batchSize);
@@ -15697,7 +15697,7 @@ static inline cublasStatus_t cubind_cublas_sgetrf_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_dgetrf_batched_inline(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 505);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 505);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgetrf_batched)(handle, n, A, lda, P, info, batchSize);
@@ -15710,7 +15710,7 @@ static inline cublasStatus_t cubind_cublas_dgetrf_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_cgetrf_batched_inline(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 506);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 506);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgetrf_batched)(handle, n, A, lda, P, info, batchSize);
@@ -15723,7 +15723,7 @@ static inline cublasStatus_t cubind_cublas_cgetrf_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_zgetrf_batched_inline(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 507);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 507);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgetrf_batched)(handle, n, A, lda, P, info, batchSize);
@@ -15736,7 +15736,7 @@ static inline cublasStatus_t cubind_cublas_zgetrf_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_sgetri_batched_inline(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 508);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 508);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -15749,7 +15749,7 @@ static inline cublasStatus_t cubind_cublas_sgetri_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_dgetri_batched_inline(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 509);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 509);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -15762,7 +15762,7 @@ static inline cublasStatus_t cubind_cublas_dgetri_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_cgetri_batched_inline(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 510);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 510);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -15775,7 +15775,7 @@ static inline cublasStatus_t cubind_cublas_cgetri_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_zgetri_batched_inline(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 511);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 511);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -15788,7 +15788,7 @@ static inline cublasStatus_t cubind_cublas_zgetri_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_sgetrs_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 512);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 512);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_sgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -15801,7 +15801,7 @@ static inline cublasStatus_t cubind_cublas_sgetrs_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_dgetrs_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 513);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 513);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_dgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -15814,7 +15814,7 @@ static inline cublasStatus_t cubind_cublas_dgetrs_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_cgetrs_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 514);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 514);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_cgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -15827,7 +15827,7 @@ static inline cublasStatus_t cubind_cublas_cgetrs_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_zgetrs_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 515);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 515);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_zgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -15840,7 +15840,7 @@ static inline cublasStatus_t cubind_cublas_zgetrs_batched_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_uint8gemm_bias_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 516);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 516);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_uint8gemm_bias)(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
@@ -15853,7 +15853,7 @@ static inline cublasStatus_t cubind_cublas_uint8gemm_bias_inline(cublasHandle_t 
 
 static inline cublasStatus_t cubind_cublas_hsh_gemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 517);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 517);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hsh_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -15866,7 +15866,7 @@ static inline cublasStatus_t cubind_cublas_hsh_gemv_batched_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_hsh_gemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 518);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 518);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hsh_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -15879,7 +15879,7 @@ static inline cublasStatus_t cubind_cublas_hsh_gemv_batched_64_inline(cublasHand
 
 static inline cublasStatus_t cubind_cublas_hss_gemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 519);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 519);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hss_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -15892,7 +15892,7 @@ static inline cublasStatus_t cubind_cublas_hss_gemv_batched_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_hss_gemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 520);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 520);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hss_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -15905,7 +15905,7 @@ static inline cublasStatus_t cubind_cublas_hss_gemv_batched_64_inline(cublasHand
 
 static inline cublasStatus_t cubind_cublas_tst_gemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 521);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 521);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_tst_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -15918,7 +15918,7 @@ static inline cublasStatus_t cubind_cublas_tst_gemv_batched_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_tst_gemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 522);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 522);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_tst_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -15931,7 +15931,7 @@ static inline cublasStatus_t cubind_cublas_tst_gemv_batched_64_inline(cublasHand
 
 static inline cublasStatus_t cubind_cublas_tss_gemv_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 523);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 523);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_tss_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -15944,7 +15944,7 @@ static inline cublasStatus_t cubind_cublas_tss_gemv_batched_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_tss_gemv_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 524);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 524);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_tss_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -15957,7 +15957,7 @@ static inline cublasStatus_t cubind_cublas_tss_gemv_batched_64_inline(cublasHand
 
 static inline cublasStatus_t cubind_cublas_hsh_gemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 525);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 525);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hsh_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -15970,7 +15970,7 @@ static inline cublasStatus_t cubind_cublas_hsh_gemv_strided_batched_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_hsh_gemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 526);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 526);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hsh_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -15983,7 +15983,7 @@ static inline cublasStatus_t cubind_cublas_hsh_gemv_strided_batched_64_inline(cu
 
 static inline cublasStatus_t cubind_cublas_hss_gemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 527);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 527);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hss_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -15996,7 +15996,7 @@ static inline cublasStatus_t cubind_cublas_hss_gemv_strided_batched_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_hss_gemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 528);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 528);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hss_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -16009,7 +16009,7 @@ static inline cublasStatus_t cubind_cublas_hss_gemv_strided_batched_64_inline(cu
 
 static inline cublasStatus_t cubind_cublas_tst_gemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 529);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 529);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_tst_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -16022,7 +16022,7 @@ static inline cublasStatus_t cubind_cublas_tst_gemv_strided_batched_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_tst_gemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 530);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 530);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_tst_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -16035,7 +16035,7 @@ static inline cublasStatus_t cubind_cublas_tst_gemv_strided_batched_64_inline(cu
 
 static inline cublasStatus_t cubind_cublas_tss_gemv_strided_batched_inline(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 531);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 531);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_tss_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -16048,7 +16048,7 @@ static inline cublasStatus_t cubind_cublas_tss_gemv_strided_batched_inline(cubla
 
 static inline cublasStatus_t cubind_cublas_tss_gemv_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 532);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 532);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_tss_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -16061,7 +16061,7 @@ static inline cublasStatus_t cubind_cublas_tss_gemv_strided_batched_64_inline(cu
 
 static inline cublasStatus_t cubind_cublas_hgemm_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 533);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 533);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -16074,7 +16074,7 @@ static inline cublasStatus_t cubind_cublas_hgemm_inline(cublasHandle_t handle, c
 
 static inline cublasStatus_t cubind_cublas_hgemm_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 534);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 534);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -16087,7 +16087,7 @@ static inline cublasStatus_t cubind_cublas_hgemm_64_inline(cublasHandle_t handle
 
 static inline cublasStatus_t cubind_cublas_hgemm_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 535);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 535);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -16100,7 +16100,7 @@ static inline cublasStatus_t cubind_cublas_hgemm_batched_inline(cublasHandle_t h
 
 static inline cublasStatus_t cubind_cublas_hgemm_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 536);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 536);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -16113,7 +16113,7 @@ static inline cublasStatus_t cubind_cublas_hgemm_batched_64_inline(cublasHandle_
 
 static inline cublasStatus_t cubind_cublas_hgemm_strided_batched_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 537);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 537);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -16126,7 +16126,7 @@ static inline cublasStatus_t cubind_cublas_hgemm_strided_batched_inline(cublasHa
 
 static inline cublasStatus_t cubind_cublas_hgemm_strided_batched_64_inline(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount)
 {
-    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_40958970970b, 538);
+    cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 538);
     cublasStatus_t cubind_status;
     if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
         return (cubind_cublas_hgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);

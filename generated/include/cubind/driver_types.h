@@ -20,6 +20,7 @@
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
 #include <cuda.h>
+#include <cudaProfiler.h>
 #endif
 
 /* From NVIDIA's cuda.h: its own declarations when it was included first (__cuda_cuda_h__) or is
@@ -2041,6 +2042,19 @@ typedef struct CUlogsCallbackEntry_st *CUlogsCallbackHandle;
 typedef void (*CUlogsCallback)(void *, CUlogLevel, char *, size_t);
 typedef unsigned int CUlogIterator;
 #endif /* cuda.h */
+
+/* From NVIDIA's cudaProfiler.h: its own declarations when it was included first (cuda_profiler_H) or is
+ * on the include path (then included here, so it may also be included later); else cubind's copy. */
+#if defined(cuda_profiler_H)
+#elif CUBIND_HAS_INCLUDE(<cudaProfiler.h>)
+#include <cudaProfiler.h>
+#else
+enum CUoutput_mode_enum {
+    CU_OUT_KEY_VALUE_PAIR = 0,
+    CU_OUT_CSV = 1
+};
+typedef enum CUoutput_mode_enum CUoutput_mode;
+#endif /* cudaProfiler.h */
 
 
 #endif /* CUBIND_DRIVER_TYPES_H */

@@ -14,6 +14,7 @@
 #endif
 
 #include "cubind/cublas.h"
+#include "cubind/cublasXt.h"
 #include "cubind/cublasLt.h"
 #include "cubind/cufft.h"
 #include "cubind/curand.h"

@@ -19,6 +19,7 @@
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
 #include <cuda_runtime_api.h>
+#include <cuda_profiler_api.h>
 #endif
 
 /* From NVIDIA's cuda_runtime_api.h: its own declarations when it was included first (__CUDA_RUNTIME_API_H__) or is
