@@ -81,8 +81,13 @@ static void inspect(struct copy *c)
     cubind__strbuf why = {0};
     struct stat st;
     char soname[256];
-    int has_soname = -1, fd = cubind__open_file(c->real_path, O_RDONLY, 0, CUBIND__FILE_REGULAR, &st);
-    if (fd == CUBIND__FILE_WRONG_KIND)
+    const char *token = cubind__dlopen_token(c->path) != NULL ? cubind__dlopen_token(c->path)
+                                                              : cubind__dlopen_token(c->real_path);
+    int has_soname = -1;
+    int fd = token != NULL ? -1 : cubind__open_file(c->real_path, O_RDONLY, 0, CUBIND__FILE_REGULAR, &st);
+    if (token != NULL) /* a child's dlopen would load another file than this one: not even opened */
+        cubind__strbuf_printf(&why, "its path holds $%s, which dlopen replaces (a dynamic string token)", token);
+    else if (fd == CUBIND__FILE_WRONG_KIND)
         cubind__strbuf_printf(&why, "not a regular file (%s)", cubind__file_kind(st.st_mode));
     else if (fd < 0)
         cubind__strbuf_printf(&why, "cannot be opened");

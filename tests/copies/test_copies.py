@@ -513,6 +513,23 @@ def test_a_named_directory_is_not_a_pattern(tmp_path: Path, variable: str) -> No
         assert info["path"] == str(named / NAMED_PLACES[variable] / lib.wheel_dirs[0] / lib.sonames[0]), info
 
 
+def test_a_path_dlopen_would_rewrite_is_refused(tmp_path: Path) -> None:
+    """VIRTUAL_ENV=<tmp>/v$ORIGIN: dlopen would replace $ORIGIN (a dynamic string token) and load
+    another file than the one listed, so each copy there says so in `error` and is never asked."""
+    wheel = [lib for lib in BOUND if lib.wheel_dirs]
+    named = tmp_path / "v$ORIGIN"
+    for lib in wheel:
+        copy_mock(lib, named / SITE / lib.wheel_dirs[0])
+    env = clean_env(VIRTUAL_ENV=str(named), HOME=str(tmp_path), PATH="/nonexistent")
+    result = probe("--all", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    data = validated(result.stdout)
+    for lib in wheel:
+        copy = copy_at(data, lib.name, named / SITE / lib.wheel_dirs[0] / lib.sonames[0])
+        assert copy["error"] == "its path holds $ORIGIN, which dlopen replaces (a dynamic string token)", copy
+        assert copy["version_detail"].startswith(("not asked: it cannot be loaded; ", "no version query; ")), copy
+
+
 def copy_of_wheel(report: dict, lib, directory: Path, name: str) -> dict:
     return copy_at(report, lib.name, directory / name)
 
