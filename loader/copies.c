@@ -271,13 +271,13 @@ static void scan_places(struct cubind_copies *list, const char *cuda_path)
 }
 
 /* The CUDA release of a copy: a bound library's release its version is called as; else the major
- * its configuration maps its version to, or a cu<N> directory of its path. */
+ * its configuration maps its version to, or the cu<N> directory of its path nearest the file. */
 static char *release_of(const struct copy *c)
 {
     const cubind__locatable *l = &cubind__locatables[c->library];
     const char *p;
     char text[16];
-    int major = -1;
+    int major = -1, nearest = -1;
     size_t i;
     if (l->library >= 0 && c->version[0] >= 0) { /* as the loader chooses it for the same version */
         cubind__strbuf ignored = {0};
@@ -292,12 +292,16 @@ static char *release_of(const struct copy *c)
     for (i = 0; i < l->cuda_of_major_count && c->version[0] >= 0; ++i)
         if (l->cuda_of_major[i][0] == c->version[0])
             major = l->cuda_of_major[i][1];
+    /* the cu<N> directory nearest the file: the wheel's own (nvidia/cu13/lib), not one further up,
+     * of a directory the user named (VIRTUAL_ENV=/x/cu11/venv) */
     for (p = c->real_path; major < 0 && (p = strstr(p, "/cu")) != NULL; ++p) {
         char *end;
         long value = strtol(p + 3, &end, 10);
         if (end != p + 3 && *end == '/' && value > 0 && value < 100)
-            major = (int)value;
+            nearest = (int)value;
     }
+    if (major < 0)
+        major = nearest;
     if (major < 0)
         return NULL;
     snprintf(text, sizeof text, "%d", major);

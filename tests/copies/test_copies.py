@@ -195,8 +195,8 @@ def test_located_library_version_and_release(tree: dict, report: dict, entry) ->
     cuda = (str(major) if entry.cuda_from_major else
             str(dict(entry.cuda_of_major)[major]) if major in dict(entry.cuda_of_major) else None)
     if cuda is None:
-        match = re.search(r"/cu(\d+)/", copy["real_path"])
-        cuda = match.group(1) if match else None
+        found = re.findall(r"/cu(\d+)(?=/)", copy["real_path"])  # the one nearest the file
+        cuda = found[-1] if found else None
     assert copy["release"] == cuda
 
 
@@ -528,6 +528,24 @@ def test_a_path_dlopen_would_rewrite_is_refused(tmp_path: Path) -> None:
         copy = copy_at(data, lib.name, named / SITE / lib.wheel_dirs[0] / lib.sonames[0])
         assert copy["error"] == "its path holds $ORIGIN, which dlopen replaces (a dynamic string token)", copy
         assert copy["version_detail"].startswith(("not asked: it cannot be loaded; ", "no version query; ")), copy
+
+
+def test_a_release_is_read_from_the_wheel_not_the_named_directory(tmp_path: Path) -> None:
+    """A located library whose release comes from its wheel's cu<N> directory (nvidia/cu13/lib), in a
+    virtual environment under a directory named cu99: the wheel's release, not the user's directory's."""
+    entries = [e for e in LOCATE if not e.cuda_from_major and major_of(e.sonames[0]) not in dict(e.cuda_of_major)
+               and re.search(r"(^|/)cu\d+/", e.wheel_dirs[0])]
+    if not entries:
+        pytest.skip("no located library whose release its wheel directory says")
+    venv = tmp_path / "cu99" / "venv"
+    for entry in entries:
+        compile_located(entry, venv / SITE / entry.wheel_dirs[0])
+    result = probe("--all", "--json", env=clean_env(VIRTUAL_ENV=str(venv), HOME=str(tmp_path), PATH="/nonexistent"))
+    assert result.returncode == 0, result.stderr
+    data = validated(result.stdout)
+    for entry in entries:
+        copy = copy_at(data, entry.name, venv / SITE / entry.wheel_dirs[0] / entry.sonames[0])
+        assert copy["release"] == re.findall(r"cu(\d+)/", entry.wheel_dirs[0])[-1], copy
 
 
 def copy_of_wheel(report: dict, lib, directory: Path, name: str) -> dict:
