@@ -1,7 +1,8 @@
 /*
  * loader/candidate.c - a candidate file, checked before dlopen (see candidate.h). dlopen of a
  * FIFO would block, of a truncated ELF file die of SIGBUS, of another machine's library say "No
- * such file or directory"; a wrong library's constructors must never run. The file is opened
+ * such file or directory"; a wrong library's constructors must never run; a path holding $ORIGIN
+ * (or $LIB, $PLATFORM) would be expanded by dlopen into another file's. The file is opened
  * once for these checks (its headers, dynamic section and soname read with one pread each), and
  * its real path is read from that descriptor. Layer 4: calls library_version (3), family (2),
  * elf_check (2), file_open (1) and strbuf (1).
@@ -61,8 +62,12 @@ void *cubind__open_candidate(const cubind__library_desc *d, const char *path, co
     void *handle = NULL;
     char soname[256];
     int has_soname = -1, go = 0;
+    const char *token = cubind__dlopen_token(path);
     found->real_path[0] = '\0';
-    if (stat(path, &st) != 0) {
+    if (token != NULL) { /* dlopen would load another file than the one checked here */
+        cubind__strbuf_printf(&reason, ": refused, the path holds $%s, which dlopen replaces (a dynamic string token)",
+                              token);
+    } else if (stat(path, &st) != 0) {
         cubind__strbuf_printf(&reason, ": %s", strerror(errno));
     } else if (S_ISDIR(st.st_mode)) {
         cubind__strbuf_printf(&reason, ": is a directory");

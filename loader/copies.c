@@ -81,21 +81,30 @@ static void inspect(struct copy *c)
     cubind__strbuf why = {0};
     struct stat st;
     char soname[256];
-    int has_soname = -1, fd = cubind__open_file(c->real_path, O_RDONLY, 0, CUBIND__FILE_REGULAR, &st);
-    if (fd == CUBIND__FILE_WRONG_KIND)
+    const char *token = cubind__dlopen_token(c->path) != NULL ? cubind__dlopen_token(c->path)
+                                                              : cubind__dlopen_token(c->real_path);
+    int has_soname = -1;
+    int fd = token != NULL ? -1 : cubind__open_file(c->real_path, O_RDONLY, 0, CUBIND__FILE_REGULAR, &st);
+    if (token != NULL) /* a child's dlopen would load another file than this one: not even opened */
+        cubind__strbuf_printf(&why, "its path holds $%s, which dlopen replaces (a dynamic string token)", token);
+    else if (fd == CUBIND__FILE_WRONG_KIND)
         cubind__strbuf_printf(&why, "not a regular file (%s)", cubind__file_kind(st.st_mode));
     else if (fd < 0)
         cubind__strbuf_printf(&why, "cannot be opened");
     else {
-        if (cubind__inspect_elf(fd, st.st_size, soname, sizeof soname, &has_soname, &why) == 0 && has_soname == 1) {
+        /* a script, random bytes, an executable: refused here, before a child is spent on it */
+        if (cubind__elf_shared_object(fd, st.st_size, &why) == 0 &&
+            cubind__inspect_elf(fd, st.st_size, soname, sizeof soname, &has_soname, &why) == 0 && has_soname == 1) {
             c->soname = strdup(soname);
             if (!of_family(soname, l->stem))
                 cubind__strbuf_printf(&why, "is %s, not %s", soname, l->stem);
         }
         close(fd);
     }
-    if (why.length > 0)
-        c->error = cubind__strbuf_take(&why);
+    if (why.length > 0) {
+        const char *text = cubind__strbuf_str(&why); /* inspect_elf's reasons follow a path: ": truncated ..." */
+        c->error = strdup(strncmp(text, ": ", 2) == 0 ? text + 2 : text);
+    }
     cubind__strbuf_free(&why);
 }
 
@@ -262,13 +271,13 @@ static void scan_places(struct cubind_copies *list, const char *cuda_path)
 }
 
 /* The CUDA release of a copy: a bound library's release its version is called as; else the major
- * its configuration maps its version to, or a cu<N> directory of its path. */
+ * its configuration maps its version to, or the cu<N> directory of its path nearest the file. */
 static char *release_of(const struct copy *c)
 {
     const cubind__locatable *l = &cubind__locatables[c->library];
     const char *p;
     char text[16];
-    int major = -1;
+    int major = -1, nearest = -1;
     size_t i;
     if (l->library >= 0 && c->version[0] >= 0) { /* as the loader chooses it for the same version */
         cubind__strbuf ignored = {0};
@@ -286,12 +295,16 @@ static char *release_of(const struct copy *c)
     for (i = 0; i < l->cuda_of_major_count && c->version[0] >= 0; ++i)
         if (l->cuda_of_major[i][0] == c->version[0])
             major = l->cuda_of_major[i][1];
+    /* the cu<N> directory nearest the file: the wheel's own (nvidia/cu13/lib), not one further up,
+     * of a directory the user named (VIRTUAL_ENV=/x/cu11/venv) */
     for (p = c->real_path; major < 0 && (p = strstr(p, "/cu")) != NULL; ++p) {
         char *end;
         long value = strtol(p + 3, &end, 10);
         if (end != p + 3 && *end == '/' && value > 0 && value < 100)
-            major = (int)value;
+            nearest = (int)value;
     }
+    if (major < 0)
+        major = nearest;
     if (major < 0)
         return NULL;
     snprintf(text, sizeof text, "%d", major);
@@ -364,6 +377,23 @@ static void mark_chosen(struct cubind_copies *list, size_t library, int load)
     }
 }
 
+/* How many of the copies asked (`asked`, `count` indexes into `list`) are of `c`'s library and in the
+ * directory of its real path: a directory of thousands of files named like the library costs at most
+ * CUBIND__COPY_QUERIES_PER_DIR children. */
+static size_t asked_beside(const struct cubind_copies *list, const size_t *asked, size_t count, const struct copy *c)
+{
+    const char *slash = strrchr(c->real_path, '/');
+    size_t dir = slash != NULL ? (size_t)(slash - c->real_path) + 1 : 0, i, n = 0;
+    for (i = 0; i < count; ++i) {
+        const struct copy *other = &list->items[asked[i]];
+        const char *other_slash = strrchr(other->real_path, '/');
+        if (other->library == c->library && other_slash != NULL &&
+            (size_t)(other_slash - other->real_path) + 1 == dir && strncmp(other->real_path, c->real_path, dir) == 0)
+            ++n;
+    }
+    return n;
+}
+
 /* Record an invalid argument of `function` and return its kind. */
 static cubind_error_kind invalid(const char *function, const char *why)
 {
@@ -383,7 +413,7 @@ cubind_error_kind cubind_copies_find(const struct cubind_copies_options *options
 {
     struct cubind_copies *list;
     cubind__strbuf detail = {0};
-    size_t i;
+    size_t i, *asked, asked_count = 0; /* the copies asked in a child, by index */
     unsigned flags = options != NULL ? options->flags : 0;
     const char *cuda_path = options != NULL ? options->cuda_path : NULL;
     if (out == NULL || (options != NULL && options->size == 0))
@@ -407,14 +437,32 @@ cubind_error_kind cubind_copies_find(const struct cubind_copies_options *options
     for (i = 0; i < cubind__locatable_count; ++i) /* first: it may add the copy a library was loaded from */
         if (wanted(list, i))
             mark_chosen(list, i, (flags & CUBIND_COPIES_LOAD) != 0);
+    if ((asked = calloc(list->count + 1, sizeof *asked)) == NULL) {
+        cubind_copies_free(list);
+        return invalid("cubind_copies_find", "out of memory");
+    }
     for (i = 0; i < list->count; ++i) {
         struct copy *c = &list->items[i];
-        c->version_source = cubind__copy_version(&cubind__locatables[c->library], c->path, c->real_path,
-                                                 !(flags & CUBIND_COPIES_NO_QUERY) && c->error == NULL, c->version,
+        const cubind__locatable *l = &cubind__locatables[c->library];
+        cubind__strbuf why_not = {0};
+        if (flags & CUBIND_COPIES_NO_QUERY)
+            cubind__strbuf_printf(&why_not, "CUBIND_COPIES_NO_QUERY");
+        else if (c->error != NULL)
+            cubind__strbuf_printf(&why_not, "it cannot be loaded");
+        else if (l->version_kind != CUBIND__VERSION_FILE_NAME &&
+                 asked_beside(list, asked, asked_count, c) >= CUBIND__COPY_QUERIES_PER_DIR)
+            cubind__strbuf_printf(&why_not, "%d copies of %s in its directory were asked already (at most %d)",
+                                  CUBIND__COPY_QUERIES_PER_DIR, l->name, CUBIND__COPY_QUERIES_PER_DIR);
+        else if (l->version_kind != CUBIND__VERSION_FILE_NAME)
+            asked[asked_count++] = i;
+        c->version_source = cubind__copy_version(l, c->path, c->real_path,
+                                                 why_not.length > 0 ? cubind__strbuf_str(&why_not) : NULL, c->version,
                                                  &detail);
+        cubind__strbuf_free(&why_not);
         c->version_detail = cubind__strbuf_take(&detail);
         c->release = release_of(c);
     }
+    free(asked);
     cubind__strbuf_free(&detail);
     if (list->count > 0)
         qsort(list->items, list->count, sizeof *list->items, by_library);

@@ -377,14 +377,14 @@ static void said_of_parts(const struct answer *a, cubind__strbuf *detail)
     }
 }
 
-const char *cubind__copy_version(const cubind__locatable *l, const char *path, const char *real, int query,
-                                 int version[3], cubind__strbuf *detail)
+const char *cubind__copy_version(const cubind__locatable *l, const char *path, const char *real,
+                                 const char *not_asked, int version[3], cubind__strbuf *detail)
 {
     const char *base = strrchr(real, '/');
     int n;
     base = base != NULL ? base + 1 : real;
     version[0] = version[1] = version[2] = -1;
-    if (query && l->version_kind != CUBIND__VERSION_FILE_NAME) {
+    if (not_asked == NULL && l->version_kind != CUBIND__VERSION_FILE_NAME) {
         struct answer a;
         if (ask_in_child(l, path, real, &a, detail) == 0) {
             const char *name;
@@ -416,8 +416,10 @@ const char *cubind__copy_version(const cubind__locatable *l, const char *path, c
             said_of_parts(&a, detail);
         }
         cubind__strbuf_printf(detail, "; ");
-    } else if (!query && l->version_kind != CUBIND__VERSION_FILE_NAME) {
-        cubind__strbuf_printf(detail, "not asked; ");
+    } else if (l->version_kind != CUBIND__VERSION_FILE_NAME) {
+        cubind__strbuf_printf(detail, "not asked: ");
+        cubind__strbuf_escaped(detail, not_asked);
+        cubind__strbuf_printf(detail, "; ");
     } else {
         cubind__strbuf_printf(detail, "no version query; ");
     }

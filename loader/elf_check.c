@@ -177,6 +177,57 @@ done:
     return result;
 }
 
+int cubind__elf_shared_object(int fd, off_t size, cubind__strbuf *why)
+{
+    static const char *const types[] = {"no file type", "a relocatable object", "an executable", "a shared object",
+                                        "a core dump"};
+    ElfW(Ehdr) eh;
+    unsigned char head[4];
+    ssize_t got = pread(fd, &eh, sizeof eh, 0);
+    if (got < (ssize_t)sizeof head || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+        if (got >= 2 && eh.e_ident[0] == '#' && eh.e_ident[1] == '!')
+            cubind__strbuf_printf(why, "not an ELF file: a script (it starts with #!)");
+        else if (got >= 0)
+            cubind__strbuf_printf(why, "not an ELF file: %lld bytes, %s", (long long)size,
+                                  got < (ssize_t)sizeof head ? "too short for an ELF header" : "no ELF magic number");
+        else
+            cubind__strbuf_printf(why, "cannot be read");
+        return -1;
+    }
+    if (got < (ssize_t)sizeof eh) {
+        cubind__strbuf_printf(why, "truncated ELF file: %lld bytes, shorter than its header", (long long)size);
+        return -1;
+    }
+    if (eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)) {
+        cubind__strbuf_printf(why, "an ELF file of another class (%s), not this process's %d-bit",
+                              eh.e_ident[EI_CLASS] == ELFCLASS32 ? "32-bit" :
+                              eh.e_ident[EI_CLASS] == ELFCLASS64 ? "64-bit" : "unknown",
+                              (int)sizeof(void *) * 8);
+        return -1;
+    }
+    if (eh.e_ident[EI_DATA] != HOST_DATA) {
+        cubind__strbuf_printf(why, "an ELF file of the other byte order (%s)",
+                              eh.e_ident[EI_DATA] == ELFDATA2MSB ? "big-endian" :
+                              eh.e_ident[EI_DATA] == ELFDATA2LSB ? "little-endian" : "unknown");
+        return -1;
+    }
+#ifdef HOST_MACHINE
+    if (eh.e_machine != HOST_MACHINE) {
+        cubind__strbuf_printf(why, "built for %s (ELF machine %u), not for this process's %s (%u)",
+                              machine_name(eh.e_machine), (unsigned)eh.e_machine, machine_name(HOST_MACHINE),
+                              (unsigned)HOST_MACHINE);
+        return -1;
+    }
+#endif
+    if (eh.e_type != ET_DYN) {
+        cubind__strbuf_printf(why, "not a shared object: an ELF file of type %s (%u)",
+                              eh.e_type < sizeof types / sizeof types[0] ? types[eh.e_type] : "unknown",
+                              (unsigned)eh.e_type);
+        return -1;
+    }
+    return 0;
+}
+
 int cubind__elf_needed(int fd, off_t size, cubind__strbuf *out)
 {
     ElfW(Ehdr) eh;

@@ -18,6 +18,12 @@
 int cubind__inspect_elf(int fd, off_t size, char *soname, size_t soname_size, int *has_soname,
                         cubind__strbuf *why);
 
+/* Whether the open file `fd` (`size` bytes) is an ELF shared object (ET_DYN) of this process's class,
+ * byte order and machine, from its header alone: 0 when it is, -1 with the reason appended to `why`
+ * ("not an ELF file: a script (it starts with #!)", "not a shared object: ..."). What dlopen would
+ * refuse anyway, said before anything (a child process) is spent on the file. */
+int cubind__elf_shared_object(int fd, off_t size, cubind__strbuf *why);
+
 /* The DT_NEEDED names of the open ELF file `fd` (`size` bytes), each followed by '\n', appended to
  * `out` (a name longer than 255 bytes is left out). Returns how many, or -1 when they cannot be read
  * (not an ELF file of this process's kind, cut short, no string table). */

@@ -1,14 +1,34 @@
 /*
  * loader/file_open.c - opening a file without waiting, and checking its kind from the
  * descriptor before it is read or written (see file_open.h): a check of the path, then an
- * open, could be raced by a FIFO put in its place. Layer 1: calls libc only.
+ * open, could be raced by a FIFO put in its place; and the dynamic string tokens dlopen would
+ * replace in a path. Layer 1: calls libc only.
  */
 #define _GNU_SOURCE
 #include "file_open.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
+
+const char *cubind__dlopen_token(const char *path)
+{
+    static const char tokens[][9] = {"ORIGIN", "PLATFORM", "LIB"}; /* glibc's, as its is_dst reads them */
+    size_t i;
+    for (; (path = strchr(path, '$')) != NULL; ++path) {
+        int curly = path[1] == '{';
+        for (i = 0; i < sizeof tokens / sizeof tokens[0]; ++i) {
+            size_t n = strlen(tokens[i]);
+            char next = path[1 + curly + n];
+            if (strncmp(path + 1 + curly, tokens[i], n) == 0 &&
+                (curly ? next == '}' : !(isalnum((unsigned char)next) || next == '_')))
+                return tokens[i];
+        }
+    }
+    return NULL;
+}
 
 /* Each kind of file: its type bits, the CUBIND__FILE_* bit a caller asks for it by (0: none takes
  * it), and its name in messages. */

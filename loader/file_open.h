@@ -1,6 +1,7 @@
 /*
  * loader/file_open.h - the one way the loader opens a file (the ld.so cache, a candidate library
- * before dlopen, the trace file): never waiting, and only a file of a kind its caller can use.
+ * before dlopen, the trace file): never waiting, and only a file of a kind its caller can use; and
+ * whether dlopen would open the path it is given as written.
  * Layer 1: includes no loader header.
  */
 #ifndef CUBIND_LOADER_FILE_OPEN_H
@@ -26,6 +27,12 @@
  * errno when open, fstat or fcntl failed; CUBIND__FILE_WRONG_KIND, with *st filled and nothing
  * left open, when the file is of none of `kinds`. */
 int cubind__open_file(const char *path, int flags, mode_t mode, unsigned kinds, struct stat *st);
+
+/* The dynamic string token dlopen would replace in `path` ("ORIGIN", "LIB", "PLATFORM": $ORIGIN,
+ * ${LIB}, ...), or NULL when it holds none. dlopen expands these in any path it is given, so a
+ * directory named /x/$ORIGIN/ would be read as another directory: such a path is never given to
+ * dlopen (there is no way to escape a token). */
+const char *cubind__dlopen_token(const char *path);
 
 /* What a file of `mode` is, for messages: "a regular file", "a directory", "a FIFO", ... */
 const char *cubind__file_kind(mode_t mode);

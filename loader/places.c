@@ -1,7 +1,8 @@
 /*
  * loader/places.c - Python's and conda's places (see places.h). Nothing here runs Python: the
  * site-packages directories are those its installations lay out, found with glob(3) under the
- * prefixes the environment names. Layer 2: calls environment (1).
+ * prefixes the environment names; a prefix is literal (its glob characters escaped), only the parts
+ * cubind adds are patterns. Layer 2: calls environment (1).
  */
 #define _GNU_SOURCE
 #include "places.h"
@@ -57,14 +58,35 @@ void cubind__dirs_free(cubind__dirs *dirs)
     dirs->count = dirs->capacity = 0;
 }
 
-/* Every directory matching `prefix` + `pattern` (glob), in glob's sorted order. */
+/* `prefix` into `out` (`size` bytes) with glob's special characters escaped, so that glob reads it as
+ * the directory it names: a directory the user names (VIRTUAL_ENV=/x/venv[1]) is never a pattern
+ * (which would match /x/venv1). Returns its length, or `size` when it does not fit. */
+static size_t escape_glob(char *out, size_t size, const char *prefix)
+{
+    size_t n = 0;
+    for (; *prefix != '\0'; ++prefix) {
+        if (strchr("*?[]\\", *prefix) != NULL) {
+            if (n + 1 >= size)
+                return size;
+            out[n++] = '\\';
+        }
+        if (n + 1 >= size)
+            return size;
+        out[n++] = *prefix;
+    }
+    out[n] = '\0';
+    return n;
+}
+
+/* Every directory matching `prefix` (literal: escaped) + `pattern` (cubind's own glob), in glob's
+ * sorted order. */
 static void add_glob(cubind__dirs *out, const char *prefix, const char *pattern)
 {
     char full[PATH_MAX];
     glob_t found;
-    size_t i;
-    if (prefix == NULL || prefix[0] != '/' ||
-        (size_t)snprintf(full, sizeof full, "%s%s", prefix, pattern) >= sizeof full)
+    size_t i, n;
+    if (prefix == NULL || prefix[0] != '/' || (n = escape_glob(full, sizeof full, prefix)) >= sizeof full ||
+        (size_t)snprintf(full + n, sizeof full - n, "%s", pattern) >= sizeof full - n)
         return;
     if (glob(full, GLOB_ONLYDIR | GLOB_NOSORT, NULL, &found) != 0)
         return;

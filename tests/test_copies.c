@@ -4,7 +4,8 @@
  * child; the same as cubind_library_info says of the file once loaded), and the discovery switch
  * set through the API (cubind_set_search_python), each way in a child process of its own (a library
  * is loaded once). The fixture trees are made here, in a temporary directory, of links to the mocks
- * (tests/loader_support.h). tests/copies/test_copies.py drives the same through cubind-probe --all.
+ * (tests/loader_support.h); a directory named by the environment is never a glob pattern.
+ * tests/copies/test_copies.py drives the same through cubind-probe --all.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -212,6 +213,97 @@ static void test_the_switch_through_the_api(void **state)
     assert_int_equal(loads_from_wheels(venv, 0), 0);
 }
 
+/* Copies (not links) of every mock that has a wheel, in `venv`'s site-packages; returns how many. */
+static size_t fill_wheels(const char *venv)
+{
+    char dir[1024], file[1200];
+    size_t i, wheels = 0;
+    for (i = 0; i < cubind_test_library_count; ++i) {
+        if (cubind_test_libraries[i].wheel_dir == NULL)
+            continue;
+        snprintf(dir, sizeof dir, "%s/lib/python3.11/site-packages/%s", venv, cubind_test_libraries[i].wheel_dir);
+        make_dirs(dir);
+        snprintf(file, sizeof file, "%s/%s", dir, recorder);
+        if (access(file, F_OK) != 0)
+            assert_int_equal(copy_file(mock_path(recorder), file, 0), 0);
+        snprintf(file, sizeof file, "%s/%s", dir, mock_sonames_of(i));
+        assert_int_equal(copy_file(mock_path(mock_sonames_of(i)), file, 0), 0);
+        wheels++;
+    }
+    return wheels;
+}
+
+/* In a child, with VIRTUAL_ENV=`named` and the switch on: how many libraries cubind_library_info says
+ * were loaded from under `named`, plus 1000 when cubind_copies_find lists a copy under `other`, or
+ * any library without its copy under `named`. */
+static int loads_from_named(const char *named, const char *other)
+{
+    int status = 0;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char named_dir[600], other_dir[600];
+        size_t i, k;
+        int n = 0;
+        setenv("VIRTUAL_ENV", named, 1);
+        setenv("HOME", tmp_dir, 1);
+        setenv("CUBIND_LD_SO_CACHE", "", 1);
+        unsetenv("CUDA_PATH");
+        unsetenv("CUDA_HOME");
+        unsetenv("CONDA_PREFIX");
+        unsetenv("PYTHONPATH");
+        unsetenv("PYENV_ROOT");
+        setenv("PATH", "/nonexistent", 1);
+        cubind_set_search_python(1);
+        snprintf(named_dir, sizeof named_dir, "%s/", named);
+        snprintf(other_dir, sizeof other_dir, "%s/", other);
+        for (i = 0; i < cubind_test_library_count; ++i) {
+            struct cubind_copies_options options = {.size = sizeof options, .flags = CUBIND_COPIES_NO_QUERY,
+                                                    .library = cubind_test_libraries[i].name};
+            struct cubind_library_info info = {.size = sizeof info};
+            cubind_copies *copies = NULL;
+            int in_named = 0;
+            if (cubind_test_libraries[i].wheel_dir == NULL)
+                continue;
+            if (cubind_copies_find(&options, &copies) != CUBIND_OK)
+                _exit(255);
+            for (k = 0; k < cubind_copies_count(copies); ++k) {
+                struct cubind_copy copy = {.size = sizeof copy};
+                if (cubind_copies_get(copies, k, &copy) != CUBIND_OK)
+                    _exit(255);
+                if (strncmp(copy.path, other_dir, strlen(other_dir)) == 0)
+                    n = 1000;
+                in_named |= strncmp(copy.path, named_dir, strlen(named_dir)) == 0;
+            }
+            cubind_copies_free(copies);
+            if (!in_named)
+                n = 1000;
+            if (cubind_library_info(cubind_test_libraries[i].library, &info) == CUBIND_OK && info.path != NULL &&
+                strncmp(info.path, named_dir, strlen(named_dir)) == 0)
+                n++;
+        }
+        _exit(n > 255 ? 255 : n);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+/* VIRTUAL_ENV=<tmp>/venv[1]: the directory of that name, never a pattern matching <tmp>/venv1, whose
+ * copies are neither listed nor loaded (issue 25). */
+static void test_a_named_directory_is_not_a_pattern(void **state)
+{
+    char named[512], other[512];
+    size_t wheels;
+    (void)state;
+    snprintf(named, sizeof named, "%s/venv[1]", tmp_dir);
+    snprintf(other, sizeof other, "%s/venv1", tmp_dir);
+    wheels = fill_wheels(named);
+    assert_int_equal(fill_wheels(other), wheels);
+    assert_true(wheels > 0);
+    assert_int_equal(loads_from_named(named, other), (int)wheels);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -230,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_every_library_is_locatable),
         cmocka_unit_test(test_the_switch_through_the_api),
+        cmocka_unit_test(test_a_named_directory_is_not_a_pattern),
         cmocka_unit_test(test_a_given_root),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

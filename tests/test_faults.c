@@ -1294,6 +1294,17 @@ static void test_fifo(void **state)
     run_fault(CUBIND_LIB_CURAND, path, ": not a regular file (a FIFO)", 0);
 }
 
+/* A directory named $ORIGIN: dlopen would replace the token (with libcubind's directory) and load
+ * another file than the one checked, so the path is refused, never given to dlopen (issue 25). */
+static void test_dynamic_string_token(void **state)
+{
+    const char *path = tmp_path("$ORIGIN/libcurand.so.10");
+    (void)state;
+    assert_int_equal(mkdir(tmp_path("$ORIGIN"), 0755), 0);
+    assert_int_equal(copy_file(mock_path("libcurand.so.10"), path, 0), 0);
+    run_fault(CUBIND_LIB_CURAND, path, ": refused, the path holds $ORIGIN, which dlopen replaces", 0);
+}
+
 static void test_relative_path(void **state)
 {
     const char *env[] = {env_of("CUBIND_CUSOLVERMG_PATH", "lib/libcusolverMg.so.12"),
@@ -1477,6 +1488,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_directory),
         cmocka_unit_test(test_symlink_loop),
         cmocka_unit_test(test_fifo),
+        cmocka_unit_test(test_dynamic_string_token),
         cmocka_unit_test(test_relative_path),
         cmocka_unit_test(test_long_path),
         cmocka_unit_test(test_non_utf8_path),

@@ -7,6 +7,10 @@
  * nvjpeg, cufftw, nvblas, cuDNN's sub-libraries, cusparseLt, nvshmem_host, cutensor, cudss, ...):
  * cubind_locatable_name lists them all.
  *
+ * A directory taken from the environment ($VIRTUAL_ENV, $HOME, ...) is the directory it names,
+ * never a pattern: only the layouts cubind appends to it (lib/python3.N/site-packages, any N) are
+ * matched, so VIRTUAL_ENV=/x/venv[1] is /x/venv[1], never /x/venv1.
+ *
  * Places, searched in this order (a file found at several is one copy, by its real path):
  * a root given in the options ("--cuda-path"), LD_LIBRARY_PATH, $CUDA_PATH and $CUDA_HOME (each
  * with lib64, lib, targets/<arch>/lib and a library's own directories: nvvm/lib64, ...), conda
@@ -20,9 +24,13 @@
  * A copy's version is asked of the library itself in a child process (fork; the child loads the
  * file, asks its version query, and exits; killed after 10 seconds), so nothing is loaded into the
  * calling process; where the library has no query, or the query failed, it is read from the file
- * name. `version_source` says which. The calling process must not hold cubind's load lock (it is
- * never held outside cubind) and should not have SIGCHLD ignored (the child's status is then lost:
- * the version is still read).
+ * name. `version_source` says which. The work is bounded: a file that is not an ELF shared object of
+ * this process's class, byte order and machine (a script, random bytes, an executable) is refused
+ * from its header, with the reason in `error`, and never asked (no child); of the copies of one
+ * library in one directory (by real path), at most 4 are asked in a child, the later ones' versions
+ * read from their file names (`version_detail` says why). The calling process must not hold
+ * cubind's load lock (it is never held outside cubind) and should not have SIGCHLD ignored (the
+ * child's status is then lost: the version is still read).
  */
 #ifndef CUBIND_COPIES_H
 #define CUBIND_COPIES_H
@@ -80,8 +88,10 @@ struct cubind_copy {
                                   soname by a program takes (another library) */
     const char *chosen_by;     /* for the chosen copy: the discovery step (cubind's found_by: "system
                                   loader", "CUDA_PATH", ...; "dlopen(libcupti.so.13): ld.so cache") */
-    const char *error;         /* why it cannot be loaded here (another machine's ELF file, the soname of
-                                  another library, not a regular file), else NULL */
+    const char *error;         /* why it cannot be loaded here (not an ELF file, not a shared object,
+                                  another class's or machine's ELF file, one cut short, the soname of
+                                  another library, not a regular file), else NULL; such a copy's
+                                  version is never asked (no child) */
 };
 
 /*

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes as C
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -194,8 +195,8 @@ def test_located_library_version_and_release(tree: dict, report: dict, entry) ->
     cuda = (str(major) if entry.cuda_from_major else
             str(dict(entry.cuda_of_major)[major]) if major in dict(entry.cuda_of_major) else None)
     if cuda is None:
-        match = re.search(r"/cu(\d+)/", copy["real_path"])
-        cuda = match.group(1) if match else None
+        found = re.findall(r"/cu(\d+)(?=/)", copy["real_path"])  # the one nearest the file
+        cuda = found[-1] if found else None
     assert copy["release"] == cuda
 
 
@@ -475,3 +476,137 @@ def test_a_copy_loaded_from_elsewhere_is_listed(tree: dict, tmp_path: Path) -> N
     copy = copy_at(validated(result.stdout), lib.name, path)
     assert (copy["place"], copy["chosen"], copy["chosen_by"]) == (lib.env_var, True, lib.env_var)
     assert copy["version_source"] == "query" and copy["version"]["major"] is not None
+
+
+# Issue 25: a directory named by the environment is a directory, never a pattern. Each variable with
+# the layout cubind appends to it (its own glob); the named directory holds "[1]", which glob would
+# read as a class matching the sibling "...1", holding other copies.
+NAMED_PLACES = {
+    "VIRTUAL_ENV": SITE,
+    "CONDA_PREFIX": SITE,
+    "HOME": ".local/" + SITE,
+    "PYENV_ROOT": "versions/3.11.9/" + SITE,
+}
+
+
+@pytest.mark.parametrize("variable", list(NAMED_PLACES))
+def test_a_named_directory_is_not_a_pattern(tmp_path: Path, variable: str) -> None:
+    named, other = tmp_path / "x" / "named[1]", tmp_path / "x" / "named1"
+    wheel = [lib for lib in BOUND if lib.wheel_dirs]
+    assert wheel, "a bound library has a wheel"
+    for prefix in (named, other):
+        for lib in wheel:
+            copy_mock(lib, prefix / NAMED_PLACES[variable] / lib.wheel_dirs[0])
+    env = {k: v for k, v in clean_env().items() if k != "PYENV_ROOT"}
+    env.update({"HOME": str(tmp_path / "home"), "PATH": "/nonexistent", variable: str(named)})
+    result = probe("--all", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    data = validated(result.stdout)
+    for lib in wheel:
+        reals = [c["real_path"] for c in copies_of(data, lib.name)]
+        assert os.path.realpath(named / NAMED_PLACES[variable] / lib.wheel_dirs[0] / lib.sonames[0]) in reals
+        assert not [r for r in reals if r.startswith(f"{os.path.realpath(other)}/")], (lib.name, reals)
+    # the switch on: every library is loaded from the named directory, none from its sibling
+    data = validated(probe("--json", env={**env, "CUBIND_SEARCH_PYTHON": "1"}).stdout)
+    for lib in wheel:
+        info = next(i for i in data["libraries"] if i["name"] == lib.name)
+        assert info["path"] == str(named / NAMED_PLACES[variable] / lib.wheel_dirs[0] / lib.sonames[0]), info
+
+
+def test_a_path_dlopen_would_rewrite_is_refused(tmp_path: Path) -> None:
+    """VIRTUAL_ENV=<tmp>/v$ORIGIN: dlopen would replace $ORIGIN (a dynamic string token) and load
+    another file than the one listed, so each copy there says so in `error` and is never asked."""
+    wheel = [lib for lib in BOUND if lib.wheel_dirs]
+    named = tmp_path / "v$ORIGIN"
+    for lib in wheel:
+        copy_mock(lib, named / SITE / lib.wheel_dirs[0])
+    env = clean_env(VIRTUAL_ENV=str(named), HOME=str(tmp_path), PATH="/nonexistent")
+    result = probe("--all", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    data = validated(result.stdout)
+    for lib in wheel:
+        copy = copy_at(data, lib.name, named / SITE / lib.wheel_dirs[0] / lib.sonames[0])
+        assert copy["error"] == "its path holds $ORIGIN, which dlopen replaces (a dynamic string token)", copy
+        assert copy["version_detail"].startswith(("not asked: it cannot be loaded; ", "no version query; ")), copy
+
+
+def test_a_release_is_read_from_the_wheel_not_the_named_directory(tmp_path: Path) -> None:
+    """A located library whose release comes from its wheel's cu<N> directory (nvidia/cu13/lib), in a
+    virtual environment under a directory named cu99: the wheel's release, not the user's directory's."""
+    entries = [e for e in LOCATE if not e.cuda_from_major and major_of(e.sonames[0]) not in dict(e.cuda_of_major)
+               and re.search(r"(^|/)cu\d+/", e.wheel_dirs[0])]
+    if not entries:
+        pytest.skip("no located library whose release its wheel directory says")
+    venv = tmp_path / "cu99" / "venv"
+    for entry in entries:
+        compile_located(entry, venv / SITE / entry.wheel_dirs[0])
+    result = probe("--all", "--json", env=clean_env(VIRTUAL_ENV=str(venv), HOME=str(tmp_path), PATH="/nonexistent"))
+    assert result.returncode == 0, result.stderr
+    data = validated(result.stdout)
+    for entry in entries:
+        copy = copy_at(data, entry.name, venv / SITE / entry.wheel_dirs[0] / entry.sonames[0])
+        assert copy["release"] == re.findall(r"cu(\d+)/", entry.wheel_dirs[0])[-1], copy
+
+
+def copy_of_wheel(report: dict, lib, directory: Path, name: str) -> dict:
+    return copy_at(report, lib.name, directory / name)
+
+
+def test_a_file_that_is_not_a_library_is_refused_before_any_child(tmp_path: Path) -> None:
+    """A script, random bytes, an object file and an executable named like a library: each listed
+    with the reason it cannot be loaded in `error`, and no child asked its version (docs/probe.md)."""
+    lib = next(lib for lib in BOUND if lib.wheel_dirs and lib.version.kind != "file-name")
+    directory = tmp_path / "venv" / SITE / lib.wheel_dirs[0]
+    directory.mkdir(parents=True)
+    soname = lib.sonames[0]
+    (directory / f"{soname}.1").write_text("#!/bin/sh\necho not a library\n")
+    noise = random.Random(25).randbytes(100)
+    (directory / f"{soname}.2").write_bytes(b"\0" + noise[1:])  # never ELF's magic number
+    source = tmp_path / "main.c"
+    source.write_text("int main(void) { return 0; }\n")
+    subprocess.run(["cc", "-c", "-o", str(directory / f"{soname}.3"), str(source)], check=True)
+    subprocess.run(["cc", "-no-pie", "-o", str(directory / f"{soname}.4"), str(source)], check=True)
+    reasons = {1: "not an ELF file: a script", 2: "not an ELF file", 3: "not a shared object",
+               4: "not a shared object"}
+    env = clean_env(VIRTUAL_ENV=str(tmp_path / "venv"), HOME=str(tmp_path), PATH="/nonexistent")
+    result = probe("--all", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    data = validated(result.stdout)
+    for n, reason in reasons.items():
+        copy = copy_of_wheel(data, lib, directory, f"{soname}.{n}")
+        assert copy["error"] is not None and copy["error"].startswith(reason), copy
+        assert copy["version_source"] == "file-name", copy
+        assert copy["version_detail"].startswith("not asked: it cannot be loaded; file name "), copy
+
+
+def test_the_children_per_directory_are_bounded(tmp_path: Path) -> None:
+    """2,000 one-byte files named like a library cost no child at all; ten loadable copies of one
+    library in one directory cost a bounded number of children, the others' versions read from their
+    names, each saying why (docs/probe.md). Counted, not timed."""
+    lib = next(lib for lib in BOUND if lib.wheel_dirs and lib.version.kind != "file-name")
+    soname = lib.sonames[0]
+    conda = tmp_path / "conda" / "lib"
+    conda.mkdir(parents=True)
+    for n in range(2000):
+        (conda / f"{soname}.{n}").write_bytes(b"x")
+    wheel = tmp_path / "venv" / SITE / lib.wheel_dirs[0]
+    for n in range(10):
+        copy_mock(lib, wheel, f"{soname}.{n}")
+    env = clean_env(VIRTUAL_ENV=str(tmp_path / "venv"), CONDA_PREFIX=str(tmp_path / "conda"), HOME=str(tmp_path),
+                    PATH="/nonexistent")
+    result = probe("--all", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    copies = copies_of(validated(result.stdout), lib.name)
+    in_conda = [c for c in copies if c["real_path"].startswith(f"{os.path.realpath(conda)}/")]
+    assert len(in_conda) == 2000
+    assert all(c["error"] == "not an ELF file: 1 bytes, too short for an ELF header" for c in in_conda)
+    assert all(c["version_detail"].startswith("not asked: it cannot be loaded; ") for c in in_conda)
+    in_wheel = [c for c in copies if c["real_path"].startswith(f"{os.path.realpath(wheel)}/")]
+    assert len(in_wheel) == 10 and all(c["error"] is None for c in in_wheel)
+    asked = [c for c in in_wheel if c["version_source"] == "query"]
+    bounded = [c for c in in_wheel if c["version_source"] != "query"]
+    limits = {re.fullmatch(rf"not asked: (\d+) copies of {lib.name} in its directory were asked already "
+                           rf"\(at most \1\); file name {re.escape(soname)}\.\d+", c["version_detail"]).group(1)
+              for c in bounded}
+    assert len(limits) == 1 and 0 < len(asked) == int(limits.pop()) < 10, [c["version_detail"] for c in in_wheel]
+    assert all(c["version_source"] == "file-name" for c in bounded)
