@@ -86,7 +86,7 @@ test-generator: deps-generator deps-test
 
 test-c: test-passthrough test-loader test-trace test-unload test-real test-probe test-machine test-examples \
         $(if $(SAN),test-copies-c,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
-        test-bench-build)
+        test-bench-build test-dropin)
 
 # The loader is a one-way stack (docs/loader-internals.md): each file's includes and its object's
 # calls go to lower layers only, and no file is over 550 lines.
@@ -512,3 +512,5 @@ test-gpu: gpu-build
 test-releases: $(LIBRARY_SO) fetch-release-libs deps-test
 	CUBIND_TEST_LIBCUBIND=$(abspath $(LIBRARY_SO)) $(RESULTS) run tests/releases pytest -- \
 	    $(PYTHON) -m pytest -q tests/releases
+
+include tests/dropin/tests.mk
