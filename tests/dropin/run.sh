@@ -91,6 +91,26 @@ if LD_LIBRARY_PATH="$mocks/$newest" CUBIND_MOCK_STATUS="cudaMalloc#x=2" "$work/r
 fi
 grep -q 'cannot read' "$work/bad.out" || { cat "$work/bad.out"; fail "a bad CUBIND_MOCK_STATUS is not reported"; }
 
+# Interposition, on the real libraries (docs/dropin.md): the drop-in is in the program's global
+# scope, which the dynamic loader searches first for the libraries cubind opens; their references
+# to each other's exports (cublasLtMatmul@libcublasLt.so.13 in libcublas) name the real soname's
+# version node, which the drop-in's definitions (CUBIND_DROPIN_*) do not satisfy.
+$CC $warnings -isystem "$CUDA_PATH/include" "$here/real/interposition.c" -o "$work/interposition" \
+    -L"$libdir" -lcubind-dropin -Wl,-rpath,"$libdir"
+LD_DEBUG=bindings LD_DEBUG_OUTPUT="$work/bindings" "$work/interposition" > "$work/interposition.out"
+cat "$work/bindings".* > "$work/bindings.txt"
+# "binding file <from> [0] to <to> [0]: normal symbol `<symbol>' [<version>]", for the drop-in's exports
+sed -n "s/.*binding file \([^ ]*\) \[[0-9]*\] to \([^ ]*\) \[[0-9]*\]: normal symbol \`\([^']*\)'.*/\1 \2 \3/p" \
+    "$work/bindings.txt" | awk 'NR == FNR {exported[$1] = 1; next} ($3 in exported)' "$work/exports.txt" - \
+    > "$work/exported-bindings.txt"
+grep -v "^$work/interposition " "$work/exported-bindings.txt" > "$work/library-bindings.txt" ||
+    fail "no NVIDIA library bound a symbol the drop-in exports: were the real libraries loaded? $(cat "$work/interposition.out")"
+if grep 'libcubind-dropin' "$work/library-bindings.txt"; then
+    fail "the NVIDIA libraries above bound their references to the drop-in"
+fi
+echo "test-dropin: the real libraries' $(wc -l < "$work/library-bindings.txt") references to names the drop-in exports" \
+     "bound to NVIDIA's own ($(awk '{print $1}' "$work/library-bindings.txt" | sed 's#.*/##' | LC_ALL=C sort -u | tr '\n' ' ' | sed 's/ $//'))"
+
 # nvcc: a kernel launched with <<<...>>> (docs/dropin.md). The registration and launch entry points
 # come from libcudart, every runtime API call from the drop-in, and reaches cubind (traced).
 if [ -n "${NVCC:-}" ]; then
