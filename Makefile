@@ -296,7 +296,8 @@ install: all $(INSTALL_DATA) $(if $(TREE_PREFIX),,install-dropin install-mocks)
 # libtool's choice: shared objects and programs lose every symbol not needed to link or load them
 # (--strip-unneeded keeps the dynamic symbols), the archive only its debug information.
 install-strip: install
-	$(STRIP) --strip-unneeded $(DESTDIR)$(PREFIX)/lib/$(REALNAME) $(DESTDIR)$(PREFIX)/bin/cubind-probe
+	$(STRIP) --strip-unneeded $(DESTDIR)$(PREFIX)/lib/$(REALNAME) $(DESTDIR)$(PREFIX)/bin/cubind-probe \
+	    $(if $(TREE_PREFIX),,$(DESTDIR)$(PREFIX)/lib/$(DROPIN_REALNAME))
 	$(STRIP) --strip-debug $(DESTDIR)$(PREFIX)/lib/libcubind.a
 
 include dropin/dropin.mk

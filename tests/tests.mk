@@ -444,6 +444,9 @@ test-consumers: all $(INSTALL_DATA) deps-test
 	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(PACKAGE_DIR))/stage PREFIX=$(PACKAGE_PREFIX) > /dev/null
 	@cd $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX) && for f in lib/$(REALNAME) lib/$(SONAME) lib/libcubind.so lib/libcubind.a \
 	        lib/pkgconfig/cubind.pc lib/cmake/cubind/cubindConfig.cmake lib/cmake/cubind/cubindConfigVersion.cmake \
+	        lib/$(DROPIN_REALNAME) lib/$(DROPIN_SONAME) lib/libcubind-dropin.so lib/pkgconfig/cubind-dropin.pc \
+	        lib/cmake/cubind/cubind-dropin.cmake lib/cubind/mocks/libcubind_mock_recorder.so include/cubind/mock/recorder.h \
+	        $(patsubst $(MOCKS_BUILD)/%,lib/cubind/mocks/%,$(PRODUCT_MOCKS)) \
 	        bin/cubind-probe include/cubind/cubind.h include/cubind/version.h share/cubind/cdef/cubind.h \
 	        share/cubind/ir.schema.json share/cubind/probe.schema.json $(addprefix share/cubind/cdef/,$(notdir $(CDEF_FILES))) \
 	        $(addprefix share/cubind/ir/,$(notdir $(IR_FILES))) $(addprefix include/cubind/,$(notdir $(BUILT_HEADERS))); do \
