@@ -4,8 +4,10 @@
 #
 # LIBDIR holds libcubind-dropin.so and libcubind.so; MOCKS the mock folders (<release>/ each, named
 # in RELEASES, newest first). Environment: CC, CUDA_PATH, SONAMES (every bound library's soname),
-# NVCC (empty: the nvcc check is skipped).
+# NVCC (empty: the nvcc check is skipped), IR (the generated tree's ir/), DOC (docs/dropin.md, whose
+# figures are checked against what this measures).
 #
+# The drop-in exports exactly the symbol of every function of the IR.
 # Each program of tests/dropin/*.c is compiled unchanged against $CUDA_PATH/include with
 # -Werror -pedantic and linked with -lcubind-dropin only; then:
 # - no NVIDIA library is in its DT_NEEDED, and every symbol it takes from the drop-in carries the
@@ -27,6 +29,15 @@ warnings="-std=c11 -Wall -Wextra -Werror -pedantic"
 node=$(readelf -V -W "$libdir/libcubind-dropin.so" | sed -n 's/.*Flags: none.*Name: \(CUBIND_DROPIN_[0-9.]*\).*/\1/p' | head -n 1)
 [ -n "$node" ] || fail "libcubind-dropin.so defines no CUBIND_DROPIN_ version node"
 nm -D --defined-only "$libdir/libcubind-dropin.so" | awk '$2 == "T" {print $3}' | sed 's/@.*//' | LC_ALL=C sort -u > "$work/exports.txt"
+/usr/bin/python3 -c 'import json, sys
+for path in sys.argv[1:]:
+    for f in json.load(open(path))["functions"]:
+        print(f["symbol"])' "$IR"/*.json | LC_ALL=C sort -u > "$work/ir-symbols.txt"
+cmp -s "$work/exports.txt" "$work/ir-symbols.txt" ||
+    { diff "$work/ir-symbols.txt" "$work/exports.txt" | head; fail "the drop-in's exports are not the IR's symbols (above)"; }
+thousands() { echo "$1" | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta'; }
+exported=$(thousands "$(wc -l < "$work/exports.txt")")
+grep -q "($exported for the" "$DOC" || fail "$DOC does not say the drop-in exports $exported symbols"
 
 programs=0 calls=0 index=0
 for source in "$here"/*.c; do
@@ -108,7 +119,9 @@ grep -v "^$work/interposition " "$work/exported-bindings.txt" > "$work/library-b
 if grep 'libcubind-dropin' "$work/library-bindings.txt"; then
     fail "the NVIDIA libraries above bound their references to the drop-in"
 fi
-echo "test-dropin: the real libraries' $(wc -l < "$work/library-bindings.txt") references to names the drop-in exports" \
+bound=$(wc -l < "$work/library-bindings.txt")
+grep -q "all $bound of their references" "$DOC" || fail "$DOC does not say that all $bound references bound to NVIDIA's libraries"
+echo "test-dropin: the real libraries' $bound references to names the drop-in exports" \
      "bound to NVIDIA's own ($(awk '{print $1}' "$work/library-bindings.txt" | sed 's#.*/##' | LC_ALL=C sort -u | tr '\n' ' ' | sed 's/ $//'))"
 
 # nvcc: a kernel launched with <<<...>>> (docs/dropin.md). The registration and launch entry points
@@ -125,4 +138,4 @@ if [ -n "${NVCC:-}" ]; then
     grep -q 'cubind-trace: .* runtime cudaMalloc(' "$work/kernel.out" || { cat "$work/kernel.out"; fail "the nvcc program's cudaMalloc did not reach cubind"; }
     echo "test-dropin: kernel.cu (nvcc -cudart=shared): $private registration and launch entry points from libcudart, cudaMalloc through cubind"
 fi
-echo "test-dropin: $programs programs, $calls calls recorded on the mocks of CUDA $newest"
+echo "test-dropin: $exported exports, the IR's symbols; $programs programs, $calls calls recorded on the mocks of CUDA $newest"
