@@ -268,7 +268,7 @@ $(BUILD)/cmake/%.cmake: tools/cmake/%.cmake.in include/cubind/version.h $(LIBRAR
 	@mkdir -p $(dir $@)
 	$(TEMPLATE_SED) $< > $@
 
-install: all $(INSTALL_DATA)
+install: all $(INSTALL_DATA) $(if $(TREE_PREFIX),,install-dropin install-mocks)
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/cubind \
 	    $(DESTDIR)$(PREFIX)/include/cubind $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/cubind/cdef $(DESTDIR)$(PREFIX)/share/cubind/ir \
@@ -296,9 +296,12 @@ install: all $(INSTALL_DATA)
 # libtool's choice: shared objects and programs lose every symbol not needed to link or load them
 # (--strip-unneeded keeps the dynamic symbols), the archive only its debug information.
 install-strip: install
-	$(STRIP) --strip-unneeded $(DESTDIR)$(PREFIX)/lib/$(REALNAME) $(DESTDIR)$(PREFIX)/bin/cubind-probe
+	$(STRIP) --strip-unneeded $(DESTDIR)$(PREFIX)/lib/$(REALNAME) $(DESTDIR)$(PREFIX)/bin/cubind-probe \
+	    $(if $(TREE_PREFIX),,$(DESTDIR)$(PREFIX)/lib/$(DROPIN_REALNAME))
 	$(STRIP) --strip-debug $(DESTDIR)$(PREFIX)/lib/libcubind.a
 
+include dropin/dropin.mk
+include dropin/mocks.mk
 include tests/tests.mk
 include examples/examples.mk
 

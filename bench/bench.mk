@@ -14,7 +14,8 @@ BENCH_DIR := $(BUILD)/bench
 BENCH_CALLEE := $(BENCH_DIR)/callee/libcublas.so.13
 BENCH_CFLAGS := $(ALL_CFLAGS) -I$(BUILD)/include -Ibench
 BENCH_CUBIND_LIBS := -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS_SAN)
-BENCH_PROGRAMS := $(addprefix $(BENCH_DIR)/,calls census empty empty_cubind cufft_cubind cufft_bare wrapper_overhead)
+BENCH_PROGRAMS := $(addprefix $(BENCH_DIR)/,calls census empty empty_cubind cufft_cubind cufft_bare wrapper_overhead \
+                  calls_dropin empty_dropin)
 BENCH_GENERATE_RUNS ?= 5
 BENCH_FFI_RUNS ?= 5
 BENCH_FFI_MODULE ?= cufft
@@ -48,6 +49,15 @@ $(BENCH_DIR)/empty: bench/empty.c bench/bench.mk
 $(BENCH_DIR)/empty_cubind: bench/empty.c $(LIBRARY_SO) bench/bench.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $< -o $@ -Wl,--no-as-needed $(BENCH_CUBIND_LIBS)
+
+# The drop-in's rows (docs/dropin.md): a call by NVIDIA's name through libcubind-dropin, and the
+# empty program linked to it (never called).
+$(BENCH_DIR)/calls_dropin: bench/calls_dropin.c $(DROPIN_SO) $(BUILT_HEADERS) bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) $< -o $@ -L$(BUILD)/lib -lcubind-dropin $(BENCH_CUBIND_LIBS)
+$(BENCH_DIR)/empty_dropin: bench/empty.c $(DROPIN_SO) bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $< -o $@ -Wl,--no-as-needed -L$(BUILD)/lib -lcubind-dropin $(BENCH_CUBIND_LIBS)
 
 test-bench-build: $(BENCH_PROGRAMS)
 	@$(RESULTS) passed test-bench-build

@@ -243,6 +243,19 @@ def rows(build: Path, work: Path) -> tuple[list[Row], list[str]]:
     result.append(Row("(e) first call of a second function of a loaded library", f"{second:,} instructions",
                       "≤ 3,000", second <= 3000, "cublasSetPointerMode_v2 after cublasGetPointerMode_v2, callee included"))
 
+    # The drop-in (docs/dropin.md): NVIDIA's name through libcubind-dropin over the renamed call, and its start-up
+    dropin_counts = inclusive(callgrind([str(bench / "calls_dropin"), str(CALLS)], work, "calls_dropin",
+                                        clean_env(CUBIND_CUBLAS_PATH=str(callee.resolve()))))
+    dropin, renamed = per_call(dropin_counts, "bench_dropin"), per_call(dropin_counts, "bench_renamed")
+    result.append(Row("drop-in: a call by NVIDIA's name through libcubind-dropin over the renamed call (out-of-line wrapper)",
+                      f"+{dropin - renamed:.1f} instructions", "≤ +3 (issue 30)", dropin - renamed <= 3,
+                      f"drop-in {dropin:.1f}, renamed {renamed:.1f} per call; over a direct (PLT) call "
+                      f"{dropin - plt:+.1f}: the program's PLT jump, the forwarder's jump to its PLT, that PLT's jump"))
+    with_dropin = total(callgrind([str(bench / "empty_dropin")], work, "empty_dropin", env))
+    result.append(Row("drop-in: start-up of a program linked to libcubind-dropin, never calling it, over one linked to "
+                      "libcubind", f"+{with_dropin - linked:,} instructions ({with_dropin:,} vs {linked:,})", "—", None,
+                      "its exports' PLT slots are relocated lazily (dropin/dropin.mk: -fno-plt would bind all at load)"))
+
     # (f) census of the real libcublas
     census_out = callgrind([str(bench / "census")], work, "census", env)
     census = inclusive(census_out)["bench_census"]

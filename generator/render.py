@@ -9,7 +9,7 @@ from typing import Any
 
 import jinja2
 
-from . import VERSION, ffi, irjson, parallel, tracedesc
+from . import VERSION, dropin, ffi, irjson, parallel, tracedesc
 from .model import LibraryModel, Model, ModuleModel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -153,6 +153,7 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
     for module in model.type_modules:  # a subset's: the types its modules use, not the functions
         out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(common | {"m": module})
     out.update(ffi.render(env, model, common, out, cuda_path))  # cdef/*.h, docs/api/*.md
+    out.update(dropin.render(env, model, common))  # dropin/*.c and its version script
     out.update(half())
     return out
 

@@ -86,7 +86,7 @@ test-generator: deps-generator deps-test
 
 test-c: test-passthrough test-loader test-trace test-unload test-real test-probe test-machine test-examples \
         $(if $(SAN),test-copies-c,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
-        test-bench-build test-census)
+        test-bench-build test-census test-dropin)
 
 # The loader is a one-way stack (docs/loader-internals.md): each file's includes and its object's
 # calls go to lower layers only, and no file is over 550 lines.
@@ -457,6 +457,9 @@ test-consumers: all $(INSTALL_DATA) deps-test
 	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(PACKAGE_DIR))/stage PREFIX=$(PACKAGE_PREFIX) > /dev/null
 	@cd $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX) && for f in lib/$(REALNAME) lib/$(SONAME) lib/libcubind.so lib/libcubind.a \
 	        lib/pkgconfig/cubind.pc lib/cmake/cubind/cubindConfig.cmake lib/cmake/cubind/cubindConfigVersion.cmake \
+	        lib/$(DROPIN_REALNAME) lib/$(DROPIN_SONAME) lib/libcubind-dropin.so lib/pkgconfig/cubind-dropin.pc \
+	        lib/cmake/cubind/cubind-dropin.cmake lib/cubind/mocks/libcubind_mock_recorder.so include/cubind/mock/recorder.h \
+	        $(patsubst $(MOCKS_BUILD)/%,lib/cubind/mocks/%,$(PRODUCT_MOCKS)) \
 	        bin/cubind-probe include/cubind/cubind.h include/cubind/version.h share/cubind/cdef/cubind.h \
 	        share/cubind/ir.schema.json share/cubind/probe.schema.json $(addprefix share/cubind/cdef/,$(notdir $(CDEF_FILES))) \
 	        $(addprefix share/cubind/ir/,$(notdir $(IR_FILES))) $(addprefix include/cubind/,$(notdir $(BUILT_HEADERS))); do \
@@ -525,3 +528,5 @@ test-gpu: gpu-build
 test-releases: $(LIBRARY_SO) fetch-release-libs deps-test
 	CUBIND_TEST_LIBCUBIND=$(abspath $(LIBRARY_SO)) $(RESULTS) run tests/releases pytest -- \
 	    $(PYTHON) -m pytest -q tests/releases
+
+include tests/dropin/tests.mk

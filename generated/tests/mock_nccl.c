@@ -12,6 +12,10 @@
 #include "recorder.h"
 
 #define MOCK_API __attribute__((visibility("default")))
+#if defined(CUBIND_MOCK_AS_RELEASED)
+/* The installed mocks (docs/mocks.md): CUDA 13.0's version, unless CUBIND_MOCK_VERSION says another */
+#define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 2, 28, 9)
+#endif
 
 MOCK_API ncclResult_t ncclMemAlloc(void **ptr, size_t size)
 {

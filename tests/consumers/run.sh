@@ -16,6 +16,7 @@ rm -rf "$work"
 mkdir -p "$work"
 export CUBIND_CURAND_PATH=/nonexistent/libcurand.so.10
 warnings="-std=c11 -Wall -Wextra -Werror -pedantic"
+cuda_include="${CUDA_PATH:-/usr/local/cuda}/include"
 
 fail() { echo "consumers: $*"; exit 1; }
 
@@ -51,6 +52,7 @@ same() { # name file
 
 # --- C through CMake ----------------------------------------------------------------------------
 cmake -S "$here/cmake" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCUBIND_EXPECTED_VERSION="$version" \
+    -DCUDA_INCLUDE_DIR="$cuda_include" \
     -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$warnings" > "$work/cmake.log" 2>&1 ||
     { cat "$work/cmake.log"; fail "CMake configuration failed"; }
 cmake --build "$work/cmake" > "$work/cmake-build.log" 2>&1 || { cat "$work/cmake-build.log"; fail "CMake build failed"; }
@@ -61,6 +63,21 @@ readelf -d "$work/cmake/consumer_shared" | grep -q "NEEDED.*\[libcubind.so.${ver
 same "C (CMake, cubind::cubind)" "$work/cmake-shared.txt"
 "$work/cmake/consumer_static" > "$work/cmake-static.txt"
 same "C (CMake, cubind::cubind_static)" "$work/cmake-static.txt"
+# The drop-in (docs/dropin.md), through CMake and pkg-config: a program written for NVIDIA's headers
+# needs libcubind-dropin and no NVIDIA library, and runs on the installed mocks of the newest release.
+mocks=$(ls -d "$prefix"/lib/cubind/mocks/*/ | sort -V | tail -n 1)
+[ -n "$mocks" ] || fail "no mocks installed in $prefix/lib/cubind/mocks"
+# shellcheck disable=SC2046 # pkg-config's output is meant to split
+$cc $warnings -isystem "$cuda_include" "$here/../dropin/runtime_memcpy.c" -o "$work/dropin-pkgconfig" \
+    $(pkg-config --libs cubind-dropin) -Wl,-rpath,"$prefix/lib"
+for program in "$work/cmake/consumer_dropin" "$work/dropin-pkgconfig"; do
+    readelf -d "$program" | grep -q 'NEEDED.*\[libcubind-dropin\.so\.' || fail "$program does not need libcubind-dropin"
+    if readelf -d "$program" | grep NEEDED | grep -v libcubind | grep -E '\[lib(cu|nv|nccl)'; then
+        fail "$program needs the NVIDIA library above"
+    fi
+    LD_LIBRARY_PATH="$mocks" "$program" | grep -q '^runtime_memcpy: done' || fail "$program does not run on $mocks"
+done
+echo "consumers: a program for NVIDIA's headers with the drop-in (CMake cubind::dropin, pkg-config cubind-dropin) runs on $mocks"
 # A version the package does not accept must not be found.
 mkdir -p "$work/cmake-wrong"
 printf 'find_package(cubind 99.0 QUIET CONFIG)\nif(cubind_FOUND)\n  message(FATAL_ERROR "accepted 99.0")\nendif()\n' \

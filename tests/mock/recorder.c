@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "recorder.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,112 @@ static int status_to_return;
 static uintptr_t value_to_return;
 static int passthrough;
 
+/* Scripted from the environment (recorder.h): each rule's symbol, call number (0: every call),
+ * status, and how many calls of its symbol it has seen; the status of this thread's call. */
+#define MAX_RULES 64
+struct rule {
+    char symbol[128];
+    unsigned long nth, seen;
+    int status;
+};
+static pthread_once_t script_once = PTHREAD_ONCE_INIT;
+static struct rule rules[MAX_RULES];
+static int rule_count;
+static int log_fd = -1;
+static _Thread_local int scripted, scripted_status;
+
+/* "symbol=status" or "symbol#N=status", separated by white space, commas or new lines; "#" at
+ * the start of a rule starts a comment. */
+static void parse_rules(const char *text, const char *where)
+{
+    while (text != NULL && *text != '\0') {
+        struct rule r = {{0}, 0, 0, 0};
+        size_t n = strcspn(text, "#=, \t\r\n");
+        char *end;
+        if (*text == '#') { /* a comment, to the end of its line */
+            text += strcspn(text, "\n");
+            continue;
+        }
+        if (n == 0) {
+            text++;
+            continue;
+        }
+        if (n >= sizeof r.symbol || rule_count == MAX_RULES)
+            goto bad;
+        memcpy(r.symbol, text, n);
+        text += n;
+        if (*text == '#') {
+            r.nth = strtoul(text + 1, &end, 10);
+            if (end == text + 1 || r.nth == 0)
+                goto bad;
+            text = end;
+        }
+        if (*text != '=')
+            goto bad;
+        r.status = (int)strtol(text + 1, &end, 0);
+        if (end == text + 1)
+            goto bad;
+        text = end;
+        rules[rule_count++] = r;
+    }
+    return;
+bad:
+    fprintf(stderr, "cubind mock: %s: cannot read \"%.40s\" (expected symbol=status or symbol#N=status)\n", where, text);
+    abort();
+}
+
+static void read_script(void)
+{
+    const char *log = getenv("CUBIND_MOCK_LOG");
+    const char *file = getenv("CUBIND_MOCK_STATUS_FILE");
+    parse_rules(getenv("CUBIND_MOCK_STATUS"), "CUBIND_MOCK_STATUS");
+    if (file != NULL && *file != '\0') {
+        static char text[16384];
+        FILE *f = fopen(file, "r");
+        size_t n;
+        if (f == NULL) {
+            fprintf(stderr, "cubind mock: CUBIND_MOCK_STATUS_FILE: cannot open %s\n", file);
+            abort();
+        }
+        n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        parse_rules(text, file);
+    }
+    if (log != NULL && *log != '\0' &&
+        (log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0) {
+        fprintf(stderr, "cubind mock: CUBIND_MOCK_LOG: cannot open %s\n", log);
+        abort();
+    }
+}
+
+/* The call's scripted status (if a rule says one) and its line in the log: the symbol. */
+static void script_call(const char *symbol)
+{
+    int i, found = 0, status = 0;
+    unsigned long nth;
+    pthread_once(&script_once, read_script);
+    if (rule_count == 0 && log_fd < 0)
+        return;
+    pthread_mutex_lock(&lock);
+    for (i = 0; i < rule_count; ++i) {
+        if (strcmp(rules[i].symbol, symbol) != 0)
+            continue;
+        nth = ++rules[i].seen;
+        if (!found && (rules[i].nth == 0 || rules[i].nth == nth))
+            found = 1, status = rules[i].status;
+    }
+    if (log_fd >= 0) {
+        char line[256];
+        int n = snprintf(line, sizeof line, "%s\n", symbol);
+        if (n > 0 && write(log_fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+            abort();
+    }
+    pthread_mutex_unlock(&lock);
+    scripted = found;
+    scripted_status = status;
+}
+
 static void append(struct args *a, const void *value, size_t size)
 {
     if (a->length + size > sizeof a->bytes) {
@@ -48,6 +155,7 @@ EXPORT void cubind_mock_begin(const char *symbol, const void *caller)
     recorded.overflow = 0;
     calls++;
     pthread_mutex_unlock(&lock);
+    script_call(symbol);
 }
 
 EXPORT void cubind_mock_arg(const void *value, size_t size)
@@ -59,7 +167,7 @@ EXPORT void cubind_mock_arg(const void *value, size_t size)
 
 EXPORT int cubind_mock_status(void)
 {
-    return status_to_return;
+    return scripted ? scripted_status : status_to_return;
 }
 
 EXPORT uintptr_t cubind_mock_return(void)

@@ -5,6 +5,13 @@
  * exported symbol it is and the bytes of each argument it received, then
  * returns what the test asked for. Tests link this library too and read the
  * record, so they see exactly what a wrapper passed through.
+ *
+ * Without writing C (the installed mocks, docs/mocks.md), the environment scripts them:
+ *   CUBIND_MOCK_STATUS="symbol=status symbol#N=status ..."  the status a function returns, on
+ *       every call or on its N-th call only (separated by white space, commas or new lines;
+ *       the first rule that applies wins; otherwise the status the test set, 0 by default);
+ *   CUBIND_MOCK_STATUS_FILE=path   the same rules read from a file (# starts a comment);
+ *   CUBIND_MOCK_LOG=path           each call appends its exported symbol, one a line.
  */
 #ifndef CUBIND_MOCK_RECORDER_H
 #define CUBIND_MOCK_RECORDER_H
