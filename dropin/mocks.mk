@@ -1,6 +1,6 @@
 # dropin/mocks.mk - the mock CUDA libraries as a product (docs/mocks.md), included by the Makefile.
 #
-# $(BUILD)/mocks/<release>/ holds a mock of each library of that CUDA release, named by its soname,
+# $(BUILD)/mocks/<release>/ holds a mock of each library of that CUDA release, named by that release's soname,
 # and answering its version query as that release does (the headers' release: built with
 # CUBIND_MOCK_AS_RELEASED; the older ones: their generated mocks, tests/mock_<lib>-r<release>.c).
 # A library with no release data (NCCL, cuDNN, NVML: versioned apart from CUDA) is in every
@@ -15,7 +15,10 @@ MOCKS_RECORDER := $(MOCKS_BUILD)/libcubind_mock_recorder.so
 MOCK_RELEASES := $(CUBIND_CUDA_RELEASE) $(subst _,.,$(CUBIND_RELEASES))
 # The libraries in a release's folder: those with that release, or with no release data.
 mock_libraries_of = $(foreach l,$(CUBIND_LIBRARIES),$(if $(or $(filter $(subst .,_,$(1)),$(CUBIND_RELEASES_$(l))),$(if $(CUBIND_RELEASES_$(l)),,x),$(filter $(1),$(CUBIND_CUDA_RELEASE))),$(l)))
-PRODUCT_MOCKS := $(foreach r,$(MOCK_RELEASES),$(foreach l,$(call mock_libraries_of,$(r)),$(MOCKS_BUILD)/$(r)/$(CUBIND_SONAME_$(l))))
+# mock_soname(lib, release): that release's soname of the library (libcublas.so.12 for 12.4), its
+# mock's file name and DT_SONAME, as NVIDIA's file of that release has (generated/build.mk).
+mock_soname = $(or $(CUBIND_RELEASE_SONAME_$(1)_$(subst .,_,$(2))),$(CUBIND_SONAME_$(1)))
+PRODUCT_MOCKS := $(foreach r,$(MOCK_RELEASES),$(foreach l,$(call mock_libraries_of,$(r)),$(MOCKS_BUILD)/$(r)/$(call mock_soname,$(l),$(r))))
 MOCK_CFLAGS = $(ALL_CFLAGS) -fPIC -shared -D$(MACRO_PREFIX)_NO_DEPRECATION_WARNINGS $(INCLUDES) $(TEST_SUPPORT_INCLUDES)
 
 $(MOCKS_RECORDER): $(RECORDER_SOURCE) tests/mock/recorder.h
@@ -25,9 +28,9 @@ $(MOCKS_RECORDER): $(RECORDER_SOURCE) tests/mock/recorder.h
 # mock_source(lib, release): an older release's own mock where the library has one, else the plain mock.
 mock_source = $(GENERATED)/tests/mock_$(1)$(if $(filter $(subst .,_,$(2)),$(CUBIND_RELEASES_$(1))),-r$(subst .,_,$(2))).c
 define product_mock_rule
-$(MOCKS_BUILD)/$(2)/$(CUBIND_SONAME_$(1)): $(call mock_source,$(1),$(2)) $(MOCKS_RECORDER) $(PUBLIC_HEADERS)
+$(MOCKS_BUILD)/$(2)/$(call mock_soname,$(1),$(2)): $(call mock_source,$(1),$(2)) $(MOCKS_RECORDER) $(PUBLIC_HEADERS) $(GENERATED)/build.mk
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(MOCK_CFLAGS) -DCUBIND_MOCK_AS_RELEASED -Wl,-soname,$(CUBIND_SONAME_$(1)) -o $$@ $$< \
+	$$(CC) $$(MOCK_CFLAGS) -DCUBIND_MOCK_AS_RELEASED -Wl,-soname,$(call mock_soname,$(1),$(2)) -o $$@ $$< \
 	    -L$(MOCKS_BUILD) -lcubind_mock_recorder -Wl,-rpath,'$$$$ORIGIN/..' $$(LDFLAGS_SAN)
 endef
 $(foreach r,$(MOCK_RELEASES),$(foreach l,$(call mock_libraries_of,$(r)),$(eval $(call product_mock_rule,$(l),$(r)))))
