@@ -175,12 +175,24 @@ static int scenario_missing_symbol(void)
     CHECK(cubind_function_available("cublasCreate_v2") == 1);
     CHECK(cubind_function_available("cubind_cublas_create") == 1);
     CHECK(cubind_function_available("cublasDestroy") == CUBIND_FUNCTION_NOT_AVAILABLE);
-    /* a name cubind does not bind is told from a function it binds but cannot call */
-    CHECK(cubind_function_available("noSuchFunction") == CUBIND_FUNCTION_NAME_UNKNOWN);
-    CHECK(cubind_function_available("cubind_cublas_no_such_function") == CUBIND_FUNCTION_NAME_UNKNOWN);
-    CHECK(cubind_function_available("") == CUBIND_FUNCTION_NAME_UNKNOWN);
-    CHECK(cubind_function_available(NULL) == CUBIND_FUNCTION_NAME_UNKNOWN);
+    /* an availability test is true only for what can be called: a name cubind does not bind (a
+     * typo) is false as a truth value, in C as in every FFI, and never CUBIND_FUNCTION_NAME_UNKNOWN */
+    CHECK(!cubind_function_available("noSuchFunction"));
+    CHECK(!cubind_function_available("cublasCreateX"));
+    CHECK(!cubind_function_available("cubind_cublas_no_such_function"));
+    CHECK(!cubind_function_available(""));
+    CHECK(!cubind_function_available(NULL));
+    CHECK(cubind_function_available("noSuchFunction") == CUBIND_FUNCTION_NOT_AVAILABLE);
     CHECK(cubind_function_available("cublasCreate") == CUBIND_FUNCTION_AVAILABLE);
+    {
+        /* cubind_function_info tells the unknown name from the function bound but missing here */
+        struct cubind_function_info fi = {.size = sizeof fi};
+        CHECK(cubind_function_info("cublasCreateX", &fi) == CUBIND_ERROR_INVALID_ARGUMENT);
+        CHECK(fi.state == CUBIND_FUNCTION_UNKNOWN);
+        fi.size = sizeof fi;
+        CHECK(cubind_function_info("cublasDestroy", &fi) == CUBIND_OK);
+        CHECK(fi.state == CUBIND_FUNCTION_MISSING);
+    }
     CHECK(cubind_last_error()->kind == CUBIND_OK); /* records no error */
     CHECK(cubind_cublas_destroy(NULL) == CUBLAS_STATUS_NOT_SUPPORTED);
     error = cubind_last_error();
