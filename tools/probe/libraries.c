@@ -159,16 +159,18 @@ static void text_library(const struct cubind_library_info *info)
 
 void libraries_section(struct probe *probe)
 {
-    int lib;
+    int lib, listed = 0;
     if (probe->json)
         probe_char('[');
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
         struct cubind_library_info info;
+        if (!probe_covers(probe, (cubind_library)lib))
+            continue; /* not named by a LIBRARY argument: not loaded either */
         memset(&info, 0, sizeof info);
         info.size = sizeof info;
         cubind_library_info((cubind_library)lib, &info);
         if (probe->json) {
-            fprintf(probe_out, "%s\n ", lib ? "," : "");
+            fprintf(probe_out, "%s\n ", listed++ ? "," : "");
             json_library(&info);
         } else
             text_library(&info);
