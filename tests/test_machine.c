@@ -359,6 +359,60 @@ static void test_mixed_releases(void **state)
     in_child(mixed_releases);
 }
 
+/* A copy of `from` named `name` in a new temporary folder, loaded (RTLD_LOCAL): an object the walk of
+ * the loaded objects counts by its file name. */
+static void load_copy_as(const char *from, const char *name)
+{
+    char dir[] = "/tmp/cubind-test-XXXXXX", path[4096], buffer[65536];
+    FILE *in, *out;
+    size_t n;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    CHECK((in = fopen(from, "rb")) != NULL && (out = fopen(path, "wb")) != NULL);
+    while ((n = fread(buffer, 1, sizeof buffer, in)) > 0)
+        CHECK(fwrite(buffer, 1, n, out) == n);
+    fclose(in);
+    CHECK(fclose(out) == 0);
+    CHECK(dlopen(path, RTLD_NOW | RTLD_LOCAL) != NULL);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Two sonames of one library loaded: the warning names both, not only the one cubind calls. */
+static void two_sonames_loaded(void)
+{
+    const struct cubind_test_library *t = NULL;
+    const char *reason = NULL, *calls;
+    char stub[4096];
+    size_t i;
+    path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libnvidia-ml.so.1");
+    path_env("CUBIND_DRIVER_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libcuda.so.1");
+    for (i = 0; i < cubind_test_library_count && t == NULL; ++i)
+        if (cubind_test_libraries[i].soname_count > 1 && getenv(cubind_test_libraries[i].env_var) == NULL)
+            t = &cubind_test_libraries[i];
+    CHECK(t != NULL);
+    path_env(t->env_var, "CUBIND_TEST_MOCK_DIR", t->sonames[0]);
+    snprintf(stub, sizeof stub, "%s/stub/libnvidia-ml.so", getenv("CUBIND_TEST_MACHINE_DIR"));
+    load_copy_as(stub, t->sonames[1]); /* a file of another soname of the library, loaded by the program */
+    CHECK(cubind_load(t->library) == CUBIND_OK);
+    CHECK(verdict_of("one-release-loaded", t->library, &reason) == CUBIND_CHECK_WARNING);
+    calls = strstr(reason, "; cubind calls ");
+    CHECK(calls != NULL);
+    for (i = 0; i < 2; ++i) {
+        const char *at = strstr(reason, t->sonames[i]);
+        if (at == NULL || at > calls) {
+            fprintf(stderr, "%s is not named before \"; cubind calls\": %s\n", t->sonames[i], reason);
+            _exit(1);
+        }
+    }
+}
+
+static void test_two_sonames_loaded(void **state)
+{
+    (void)state;
+    in_child(two_sonames_loaded);
+}
+
 static void new_driver(void)
 {
     const char *reason = NULL;
@@ -427,7 +481,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nvml_first),     cmocka_unit_test(test_driver_only),
         cmocka_unit_test(test_no_driver),      cmocka_unit_test(test_kernel_module),
-        cmocka_unit_test(test_no_gpu_visible), cmocka_unit_test(test_no_gpu_statuses), cmocka_unit_test(test_stub_nvml_refused),
+        cmocka_unit_test(test_no_gpu_visible), cmocka_unit_test(test_no_gpu_statuses), cmocka_unit_test(test_two_sonames_loaded), cmocka_unit_test(test_stub_nvml_refused),
         cmocka_unit_test(test_nvml_version_after_init),
         cmocka_unit_test(test_mixed_releases), cmocka_unit_test(test_new_driver),
         cmocka_unit_test(test_cancelled_while_gathering),
