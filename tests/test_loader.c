@@ -523,8 +523,10 @@ static void test_system_loader(void **state)
 
 #if defined(__x86_64__)
 #define TARGET_DIR "targets/x86_64-linux/lib"
+#define MULTIARCH_DIR "lib/x86_64-linux-gnu"
 #else
 #define TARGET_DIR "targets/sbsa-linux/lib"
+#define MULTIARCH_DIR "lib/aarch64-linux-gnu"
 #endif
 
 static void make_dirs(const char *path)
@@ -555,7 +557,7 @@ static void place_mock(const char *root, const char *subdir, const char *name)
  * knows the real libraries): CUDA_PATH, then CUDA_HOME, then CONDA_PREFIX, newest soname first. */
 static void test_cuda_roots(void **state)
 {
-    char tmp[] = "/tmp/cubind-roots-XXXXXX", a[64], b[64], c[64], expect[1200];
+    char tmp[] = "/tmp/cubind-roots-XXXXXX", a[64], b[64], c[64], d[64], expect[1200];
     (void)state;
     assert_non_null(mkdtemp(tmp));
     snprintf(a, sizeof a, "%s/a", tmp);
@@ -565,6 +567,8 @@ static void test_cuda_roots(void **state)
     place_mock(a, "lib64", "libcublas.so.13");
     place_mock(b, "lib", "libcublas.so.12");
     place_mock(c, TARGET_DIR, "libcublas.so.13");
+    snprintf(d, sizeof d, "%s/d", tmp);
+    place_mock(d, MULTIARCH_DIR, "libcublas.so.12"); /* Debian's layout: a root's multiarch folder */
     {
         const char *env[] = {env_of("CUDA_PATH", a), env_of("CUDA_HOME", b), env_of("CONDA_PREFIX", c),
                              env_of("CUBIND_TEST_EXPECT_BY", "CUDA_PATH"),
@@ -583,6 +587,13 @@ static void test_cuda_roots(void **state)
         const char *env[] = {env_of("CUDA_PATH", "relative/dir"), env_of("CUDA_HOME", ""), env_of("CONDA_PREFIX", c),
                              env_of("CUBIND_TEST_EXPECT_BY", "CONDA_PREFIX"),
                              env_of("CUBIND_TEST_EXPECT_PATH", (snprintf(expect, sizeof expect, "%s/%s/libcublas.so.13", c, TARGET_DIR), expect)),
+                             NULL};
+        run("cuda_root", env, 1);
+    }
+    {
+        const char *env[] = {env_of("CUDA_PATH", d), env_of("CUDA_HOME", ""), env_of("CONDA_PREFIX", ""),
+                             env_of("CUBIND_TEST_EXPECT_BY", "CUDA_PATH"),
+                             env_of("CUBIND_TEST_EXPECT_PATH", (snprintf(expect, sizeof expect, "%s/%s/libcublas.so.12", d, MULTIARCH_DIR), expect)),
                              NULL};
         run("cuda_root", env, 1);
     }
