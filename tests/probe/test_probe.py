@@ -437,3 +437,9 @@ def test_a_library_argument_limits_the_report() -> None:
     assert not [n for n in NAMES if n != name and re.search(rf"^{re.escape(n)}{section}", text, re.MULTILINE)]
     result = probe("no-such-library")
     assert result.returncode == 2 and result.stdout == "" and "no-such-library" in result.stderr
+
+
+def test_a_cuda_path_under_which_nothing_is_found_says_so(tmp_path: Path) -> None:
+    name = next(n for n in NAMES if n not in ("driver", "nvml"))
+    text = probe("--cuda-path", str(tmp_path), name).stdout
+    assert f"--cuda-path {tmp_path}: none of these libraries is found under it" in text

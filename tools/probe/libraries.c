@@ -159,7 +159,7 @@ static void text_library(const struct cubind_library_info *info)
 
 void libraries_section(struct probe *probe)
 {
-    int lib, listed = 0;
+    int lib, listed = 0, under_root = 0;
     if (probe->json)
         probe_char('[');
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
@@ -169,6 +169,7 @@ void libraries_section(struct probe *probe)
         memset(&info, 0, sizeof info);
         info.size = sizeof info;
         cubind_library_info((cubind_library)lib, &info);
+        under_root += info.found_by != NULL && strcmp(info.found_by, "CUDA_PATH") == 0;
         if (probe->json) {
             fprintf(probe_out, "%s\n ", listed++ ? "," : "");
             json_library(&info);
@@ -177,4 +178,11 @@ void libraries_section(struct probe *probe)
     }
     if (probe->json)
         fprintf(probe_out, "\n]");
+    else if (probe->cuda_path != NULL && under_root == 0) {
+        /* --cuda-path DIR that holds none of them: said, not left to be guessed from "found by" */
+        fprintf(probe_out, "\n--cuda-path ");
+        text_string(probe->cuda_path);
+        fprintf(probe_out, ": none of these libraries is found under it (its lib64, lib, targets/<arch>/lib and "
+                           "lib/<triplet> were searched)\n");
+    }
 }
