@@ -127,6 +127,9 @@ class Library:
     # statuses the library documents as not failures ("not ready yet"), each with why: returned
     # unchanged, never recorded as an error nor passed to the error handler
     informational: tuple[tuple[str, str], ...] = ()
+    # statuses that can mean "no usable GPU", each with why: only their messages end with why no GPU
+    # can be used here (loader/no_gpu.c)
+    no_gpu: tuple[tuple[str, str], ...] = ()
     # where NVIDIA's pip wheels put it, relative to a site-packages directory ("nvidia/cu13/lib")
     wheel_dirs: tuple[str, ...] = ()
     # exported functions a toolkit header declares that cubind does not bind, with why
@@ -323,6 +326,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             serves_every_release=lib.get("serves_every_release", False),
             coupled=tuple(lib.get("coupled", ())),
             informational=tuple(sorted(lib.get("informational", {}).items())),
+            no_gpu=tuple(sorted(lib.get("no_gpu", {}).items())),
             wheel_dirs=tuple(lib.get("wheel_dirs", ())),
             unbound=tuple(Unbound(u["reason"], u.get("pattern"), u.get("header")) for u in lib.get("unbound", ())),
         )
@@ -436,6 +440,12 @@ def _validate(config: Config) -> None:
                                   "load; it cannot be informational")
             if not reason.strip():
                 raise ConfigError(f"library {lib.name}: informational status {status} needs its reason")
+        for status, reason in lib.no_gpu:
+            if status == lib.status_success or status in dict(lib.informational):
+                raise ConfigError(f"library {lib.name}: no_gpu status {status} is success or informational: "
+                                  "it is not a failure")
+            if not reason.strip():
+                raise ConfigError(f"library {lib.name}: no_gpu status {status} needs its reason")
     for module in config.modules:
         for c_name, _ in module.name_exceptions:
             if not c_name.startswith(module.prefix):

@@ -62,6 +62,10 @@ class LibraryModel:
     # {name, value, reason}; and every other status that is not success (the failures)
     informational: list[dict] = field(default_factory=list)
     failures: list[dict] = field(default_factory=list)
+    # the failures that can mean "no usable GPU" (libraries.toml `no_gpu`), {name, value, reason};
+    # and the other failures, which never say why no GPU can be used
+    no_gpu: list[dict] = field(default_factory=list)
+    not_gpu_failures: list[dict] = field(default_factory=list)
 
 
 def slots_symbol(library_name: str, functions: list[dict]) -> str:
@@ -213,6 +217,9 @@ def build(config: Config, irs: list[dict]) -> Model:
         missing = next((f for i, f in callable_ if i % 2 == 1 and f["name"] != library.version.function), None)
         trace_enums, trace_enum_of = _trace_enums(functions, enum_index)
         informational = _informational(library, status)
+        failures = [c for c in status if c["name"] != library.status_success
+                    and c["value"] not in {i["value"] for i in informational}]
+        no_gpu = _listed_statuses(library, status, library.no_gpu, "no_gpu")
         libraries.append(
             LibraryModel(
                 library,
@@ -230,8 +237,9 @@ def build(config: Config, irs: list[dict]) -> Model:
                 release_calls.plan(functions, function_irs, cuda_versions_list[0],
                                    _header_version_numbers(sorted(unit_versions))),
                 informational,
-                [c for c in status if c["name"] != library.status_success
-                 and c["value"] not in {i["value"] for i in informational}],
+                failures,
+                no_gpu,
+                [c for c in failures if c["value"] not in {n["value"] for n in no_gpu}],
             )
         )
     by_library = {lib.library.name: lib for lib in libraries}
@@ -358,6 +366,18 @@ def _informational(library: Library, status: list[dict]) -> list[dict]:
         if value_of[name] == success:
             raise ValueError(f"library {library.name}: informational status {name} has the value of "
                              f"{library.status_success}")
+        found.append({"name": name, "value": value_of[name], "reason": reason})
+    return sorted(found, key=lambda c: c["value"])
+
+
+def _listed_statuses(library: Library, status: list[dict], listed, key: str) -> list[dict]:
+    """The statuses `listed` ((name, reason) pairs of libraries.toml `key`), each a constant of the
+    library's status enum, with their values and reasons, in value order."""
+    value_of = {c["name"]: c["value"] for c in status}
+    found = []
+    for name, reason in listed:
+        if name not in value_of:
+            raise ValueError(f"library {library.name}: {key} status {name} is not a constant of {library.status_type}")
         found.append({"name": name, "value": value_of[name], "reason": reason})
     return sorted(found, key=lambda c: c["value"])
 

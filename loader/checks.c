@@ -252,12 +252,18 @@ static void run(void)
         cubind__walk_loaded(d, &loaded);
         for (i = 0; i < (int)d->soname_count && i < 64; ++i)
             bits += (loaded.sonames >> i) & 1;
-        if (bits > 1)
+        if (bits > 1) {
+            char names[512] = "";
+            size_t at = 0;
+            /* every soname loaded, not only the one cubind calls ("libcublas.so.13, libcublas.so.11") */
+            for (i = 0; i < (int)d->soname_count && i < 64 && at < sizeof names; ++i)
+                if ((loaded.sonames >> i) & 1)
+                    at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "", d->sonames[i]);
             add("one-release-loaded", (cubind_library)library, CUBIND_CHECK_WARNING,
-                "%d sonames of %s are loaded in the process (cubind calls %s, %s): two releases of one library in "
-                "one process may each get the other's symbols", bits, d->file, lib->soname ? lib->soname : "?",
-                lib->path_escaped);
-        else
+                "%d sonames of %s are loaded in the process (%s; cubind calls %s, %s): two releases of one library "
+                "in one process may each get the other's symbols", bits, d->file, names,
+                lib->soname ? lib->soname : "?", lib->path_escaped);
+        } else
             add("one-release-loaded", (cubind_library)library, CUBIND_CHECK_OK, "one release of %s is loaded (%s)",
                 d->file, lib->soname ? lib->soname : lib->path_escaped);
         check_parts((cubind_library)library, lib);

@@ -58,6 +58,8 @@ static void *try_named_root(const cubind__library_desc *d, const char *name, con
                             cubind__found *found)
 {
     const char *root = fixed != NULL ? fixed : cubind__getenv(name);
+    cubind__strbuf step = {0};
+    void *handle;
     if (root == NULL || root[0] == '\0')
         return NULL;
     if (root[0] != '/') {
@@ -66,7 +68,12 @@ static void *try_named_root(const cubind__library_desc *d, const char *name, con
         cubind__strbuf_printf(why, ": ignored, a relative path");
         return NULL;
     }
-    return cubind__try_root(d, root, why, found);
+    handle = cubind__try_root(d, root, &step, found);
+    /* "; CUDA_HOME: /usr/local/cuda/{lib64,...}/{...}: none present": the step named, as the others are */
+    if (step.length > 2)
+        cubind__strbuf_printf(why, "; %s: %s", fixed != NULL ? "the default root" : name, cubind__strbuf_str(&step) + 2);
+    cubind__strbuf_free(&step);
+    return handle;
 }
 
 /* Step 3: a copy already loaded, newest soname first; only the sonames the walk found loaded are

@@ -362,14 +362,11 @@ static char *status_message(char *out, const char *function, size_t function_len
     return out + 2 + (digits + 17 - d); /* after the ")" */
 }
 
-/* The first failing call decides why no GPU can be used (no_gpu.c), for a build that has the driver
- * (a library that serves every CUDA release, generator/libraries.toml). */
+/* The first failing call whose status can mean "no usable GPU" decides why (no_gpu.c), in every
+ * build: the kernel module's files say it whether or not this build binds the driver. */
 static CUBIND_NOINLINE const cubind__no_gpu_reason *no_gpu_first(void)
 {
-    int i, has_driver = 0;
-    for (i = 0; i < CUBIND_LIBRARY_COUNT; ++i)
-        has_driver |= cubind__libraries[i].serves_every_release;
-    return cubind__no_gpu_decide(has_driver);
+    return cubind__no_gpu_decide();
 }
 
 /* ": no CUDA driver: ..." after a failing call's message (at `end`), when no GPU can be used
@@ -407,11 +404,13 @@ CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t i
     r->status_name = status_name != NULL ? status_name : "";
     end = status_message(r->message, function, cubind__function_name_length(table, index), status_name,
                          name_length, status);
-    why = cubind__no_gpu_known();
-    if (why == NULL)
-        why = no_gpu_first();
-    if (why->length != 0)
-        say_why(r->message, end, why);
+    if (cubind__status_no_gpu(table->library, status)) { /* not for an invalid plan, say */
+        why = cubind__no_gpu_known();
+        if (why == NULL)
+            why = no_gpu_first();
+        if (why->length != 0)
+            say_why(r->message, end, why);
+    }
     notify(t, in_handler);
     return status;
 }

@@ -231,12 +231,14 @@ int cubind_function_available(const char *name)
     cubind_library library;
     size_t index;
     cubind__resolution r;
+    /* An unknown name is 0, as a bound function that cannot be called: an availability test is
+     * true only for what can be called, in every language (-1, as 0.4.0 returned, is true). */
     if (!find_function(name, &library, &index))
-        return CUBIND_FUNCTION_NAME_UNKNOWN;
+        return CUBIND_FUNCTION_NOT_AVAILABLE;
     if (cubind__ensure_loaded(library) != CUBIND__LOAD_OK)
-        return 0;
+        return CUBIND_FUNCTION_NOT_AVAILABLE;
     cubind__resolve_in_release(library, cubind__symbols(library), index, &r);
-    return r.fn != NULL;
+    return r.fn != NULL ? CUBIND_FUNCTION_AVAILABLE : CUBIND_FUNCTION_NOT_AVAILABLE;
 }
 
 /* "12.4, 13.0": the releases where a function of `library` changed its ABI (the bits of `mask`),

@@ -185,6 +185,10 @@ const char *cubind__status_name_length(cubind_library library, int status, size_
  * `informational`; generated/src/status_names.c): never recorded, no handler call. */
 int cubind__status_informational(cubind_library library, int status);
 
+/* 1 when `status` can mean "no usable GPU" for `library` (libraries.toml `no_gpu`;
+ * generated/src/status_names.c): only then does the failure's message say why no GPU can be used. */
+int cubind__status_no_gpu(cubind_library library, int status);
+
 /* Record that function `index` returned the non-success `status`, call the error handler,
  * and return `status` (so that a wrapper's failure branch is one tail call). */
 CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status);

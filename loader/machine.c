@@ -114,7 +114,7 @@ static cubind_library library_named(const char *name)
 static const cubind__no_gpu_reason *no_gpu(void)
 {
     const cubind__no_gpu_reason *r = cubind__no_gpu_known();
-    return r != NULL ? r : cubind__no_gpu_decide(driver_lib != CUBIND_LIBRARY_COUNT);
+    return r != NULL ? r : cubind__no_gpu_decide();
 }
 
 /* cubind__ensure_loaded, or CUBIND__LOAD_FAILED with `why` when the build has no such library. */

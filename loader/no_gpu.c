@@ -1,7 +1,8 @@
 /*
  * loader/no_gpu.c - why no GPU can be used here (loader/no_gpu.h). Layer 1: libc only.
  *
- * The failure path of every wrapper (error.c) says it after the call's message, so the decision
+ * The failure path of a wrapper whose status can mean "no usable GPU" (libraries.toml `no_gpu`;
+ * error.c) says it after the call's message, so the decision
  * must need nothing above libc: the kernel module's files and the environment. The driver API's
  * own answer, when a program asked for it (cubind_gpu_count, machine.c), replaces it.
  */
@@ -24,7 +25,6 @@ _Atomic(const cubind__no_gpu_reason *) cubind__no_gpu_now;
 
 static cubind__no_gpu_reason decided;
 static pthread_once_t decide_once = PTHREAD_ONCE_INIT;
-static atomic_int has_driver; /* stored by every caller (the same value), read once */
 
 /* Read a small file of the kernel module into `out` (NUL-terminated); 0 when it cannot be read. */
 static int read_small(const char *path, char *out, size_t size)
@@ -185,8 +185,6 @@ static void decide(char *decided_text, size_t size)
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
     int count;
     decided_text[0] = '\0';
-    if (!atomic_load_explicit(&has_driver, memory_order_relaxed))
-        return; /* no CUDA driver in this build: its libraries' failures are not about GPUs */
     if (secure_getenv("CUBIND_DRIVER_PATH") != NULL && secure_getenv("CUBIND_DRIVER_PATH")[0] != '\0')
         return; /* the program named its driver: what it answers is its own */
     if (!cubind__kernel_driver_release(release, sizeof release)) {
@@ -220,10 +218,8 @@ static void decide_once_routine(void)
     cubind__uncancelled(decide_and_keep);
 }
 
-const cubind__no_gpu_reason *cubind__no_gpu_decide(int build_has_driver)
+const cubind__no_gpu_reason *cubind__no_gpu_decide(void)
 {
-    /* a fact of the build: every caller passes the same, concurrently on the first calls */
-    atomic_store_explicit(&has_driver, build_has_driver, memory_order_relaxed);
     pthread_once(&decide_once, decide_once_routine);
     return atomic_load_explicit(&cubind__no_gpu_now, memory_order_acquire);
 }

@@ -1,6 +1,6 @@
 /*
  * loader/no_gpu.h - why no GPU can be used here, said after the message of every failing call
- * (docs/machine.md). Layer 1: libc only.
+ * whose status can mean "no usable GPU" (docs/machine.md). Layer 1: libc only.
  */
 #ifndef CUBIND_LOADER_NO_GPU_H
 #define CUBIND_LOADER_NO_GPU_H
@@ -21,10 +21,11 @@ typedef struct cubind__no_gpu_reason {
 extern _Atomic(const cubind__no_gpu_reason *) cubind__no_gpu_now;
 
 /* Decide once, from what the kernel module shows (/proc/driver/nvidia/version, its gpus folder, the
- * /dev/nvidia<N> device files) and CUDA_VISIBLE_DEVICES; nothing when CUBIND_DRIVER_PATH names the
- * driver (its answers are its own) or `build_has_driver` is 0 (a build of libraries that are not
- * CUDA's has nothing to say of GPUs). Returns the reason kept in cubind__no_gpu_now. */
-const cubind__no_gpu_reason *cubind__no_gpu_decide(int build_has_driver);
+ * /dev/nvidia<N> device files) and CUDA_VISIBLE_DEVICES, in every build (a subset without the
+ * driver too: the kernel module is there or not whatever cubind binds); nothing when
+ * CUBIND_DRIVER_PATH names the driver (its answers are its own). Which failures say it is the
+ * library's data (libraries.toml `no_gpu`). Returns the reason kept in cubind__no_gpu_now. */
+const cubind__no_gpu_reason *cubind__no_gpu_decide(void);
 
 /* The reason once decided (one load: the failure path of every wrapper), else NULL. */
 static inline const cubind__no_gpu_reason *cubind__no_gpu_known(void)

@@ -19,10 +19,12 @@
 #include "ld_cache.h"
 #include "places.h"
 
+/* A CUDA root's folders after lib64 and lib: the toolkit's targets/<arch>/lib, and the Debian
+ * multiarch folder lib/<triplet> (Debian's CUDA packages unpacked: CUDA_PATH=/tmp/cuda118/usr). */
 #if defined(__x86_64__)
-static const char target_dirs[][32] = {"targets/x86_64-linux/lib"};
+static const char target_dirs[][32] = {"targets/x86_64-linux/lib", "lib/x86_64-linux-gnu"};
 #elif defined(__aarch64__)
-static const char target_dirs[][32] = {"targets/sbsa-linux/lib", "targets/aarch64-linux/lib"};
+static const char target_dirs[][32] = {"targets/sbsa-linux/lib", "targets/aarch64-linux/lib", "lib/aarch64-linux-gnu"};
 #else
 static const char target_dirs[][32] = {"lib"};
 #endif

@@ -39,6 +39,11 @@ struct cubind_test_library {
     int abi_version;                         /* one library for every release (the driver): the
                                                 bindings' CUDA version; else 0 */
     const char *wheel_dir;                   /* its first pip wheel directory ("nvidia/cu13/lib"), or NULL */
+    const int *no_gpu;                       /* the statuses that can mean "no usable GPU" (NULL: none) */
+    const char *const *no_gpu_names;
+    size_t no_gpu_count;
+    int status_not_gpu;                      /* a failure that cannot: its message never says why no GPU */
+    const char *status_not_gpu_name;
 };
 
 extern const struct cubind_test_library cubind_test_libraries[];

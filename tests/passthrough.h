@@ -7,8 +7,10 @@
 
 #include "cubind/cubind.h"
 
-/* The wrapper recorded the mock's non-success status as a status error of `function`. */
-void cubind_test_assert_status_recorded(cubind_library library, const char *function, int status);
+/* The wrapper recorded the mock's non-success status as a status error of `function`: its message
+ * is the status's, followed by why no GPU can be used here when `no_gpu` (the status can mean "no
+ * usable GPU": generator/libraries.toml `no_gpu`) and this process has such a reason. */
+void cubind_test_assert_status_recorded(cubind_library library, const char *function, int status, int no_gpu);
 
 /* Where the mock was called from. Built with CUBIND_INLINE (`inline_form`), the second call
  * (`round` 1: the symbol is resolved by then) must come from the inline hot path compiled into
@@ -43,5 +45,11 @@ void cubind_test_assert_not_called(cubind_library library, const char *function,
  * statuses again replace neither that record nor call the handler. */
 void cubind_test_informational(cubind_library library, const char *function, int (*call)(void),
                                const int *statuses, size_t count, int failure);
+
+/* `call` when the mock returns each of the `count` statuses that can mean "no usable GPU": each
+ * message ends with why no GPU can be used here, in every build (a subset without the driver too),
+ * where one is known; then `not_gpu`, a failure about the call, whose message never says it. */
+void cubind_test_no_gpu(cubind_library library, const char *function, int (*call)(void), const int *statuses,
+                        size_t count, int not_gpu);
 
 #endif /* CUBIND_TEST_PASSTHROUGH_H */

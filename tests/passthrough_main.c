@@ -16,14 +16,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "cubind/cubind.h"
 #include "passthrough.h"
 #include "passthrough_groups.h"
 #include "recorder.h"
 
-void cubind_test_assert_status_recorded(cubind_library library, const char *function, int status)
+/* Why no GPU can be used in this process, as a failing call says it: "" when nothing is said (the
+ * driver named by CUBIND_DRIVER_PATH answers for itself: the full build's tests name the mock),
+ * the kernel module's absence where it is absent (this machine's files, whatever they say: as
+ * tests/test_machine.c's kernel_module), NULL when the module is loaded (GPUs or not: any reason). */
+static const char *no_gpu_reason(void)
 {
+    const char *driver = getenv("CUBIND_DRIVER_PATH");
+    if (driver != NULL && driver[0] != '\0')
+        return "";
+    if (access("/proc/driver/nvidia/version", F_OK) != 0)
+        return "no CUDA driver: the NVIDIA kernel module is not loaded (no /proc/driver/nvidia/version)";
+    return NULL;
+}
+
+void cubind_test_assert_status_recorded(cubind_library library, const char *function, int status, int no_gpu)
+{
+    const char *reason = no_gpu ? no_gpu_reason() : "";
     const cubind_error *error = cubind_last_error();
     char expected[CUBIND_ERROR_MESSAGE_MAX];
     assert_int_equal(error->kind, CUBIND_ERROR_STATUS);
@@ -34,7 +50,28 @@ void cubind_test_assert_status_recorded(cubind_library library, const char *func
     /* the whole message, put together from the generated names without printf */
     snprintf(expected, sizeof expected, "%s returned %s (%d)", function,
              error->status_name[0] != '\0' ? error->status_name : "an unknown status", status);
+    if (reason == NULL) { /* a reason or none, after the status's message */
+        assert_true(strncmp(error->message, expected, strlen(expected)) == 0);
+        return;
+    }
+    if (reason[0] != '\0')
+        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), ": %s", reason);
     assert_string_equal(error->message, expected);
+}
+
+void cubind_test_no_gpu(cubind_library library, const char *function, int (*call)(void), const int *statuses,
+                        size_t count, int not_gpu)
+{
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        cubind_mock_set_status(statuses[i]);
+        assert_int_equal(call(), statuses[i]);
+        cubind_test_assert_status_recorded(library, function, statuses[i], 1);
+    }
+    cubind_mock_set_status(not_gpu);
+    assert_int_equal(call(), not_gpu);
+    cubind_test_assert_status_recorded(library, function, not_gpu, 0);
+    cubind_mock_set_status(0);
 }
 
 void cubind_test_assert_caller(int inline_form, int round, int returns_status)
@@ -79,12 +116,12 @@ void cubind_test_informational(cubind_library library, const char *function, int
         }
     cubind_mock_set_status(failure);
     assert_int_equal(call(), failure);
-    cubind_test_assert_status_recorded(library, function, failure);
+    cubind_test_assert_status_recorded(library, function, failure, 0);
     assert_int_equal(handler_calls, 1);
     for (i = 0; i < count; ++i) {
         cubind_mock_set_status(statuses[i]);
         assert_int_equal(call(), statuses[i]);
-        cubind_test_assert_status_recorded(library, function, failure);
+        cubind_test_assert_status_recorded(library, function, failure, 0);
         assert_int_equal(handler_calls, 1);
     }
     cubind_set_error_handler(NULL, NULL);

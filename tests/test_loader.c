@@ -175,12 +175,24 @@ static int scenario_missing_symbol(void)
     CHECK(cubind_function_available("cublasCreate_v2") == 1);
     CHECK(cubind_function_available("cubind_cublas_create") == 1);
     CHECK(cubind_function_available("cublasDestroy") == CUBIND_FUNCTION_NOT_AVAILABLE);
-    /* a name cubind does not bind is told from a function it binds but cannot call */
-    CHECK(cubind_function_available("noSuchFunction") == CUBIND_FUNCTION_NAME_UNKNOWN);
-    CHECK(cubind_function_available("cubind_cublas_no_such_function") == CUBIND_FUNCTION_NAME_UNKNOWN);
-    CHECK(cubind_function_available("") == CUBIND_FUNCTION_NAME_UNKNOWN);
-    CHECK(cubind_function_available(NULL) == CUBIND_FUNCTION_NAME_UNKNOWN);
+    /* an availability test is true only for what can be called: a name cubind does not bind (a
+     * typo) is false as a truth value, in C as in every FFI, and never CUBIND_FUNCTION_NAME_UNKNOWN */
+    CHECK(!cubind_function_available("noSuchFunction"));
+    CHECK(!cubind_function_available("cublasCreateX"));
+    CHECK(!cubind_function_available("cubind_cublas_no_such_function"));
+    CHECK(!cubind_function_available(""));
+    CHECK(!cubind_function_available(NULL));
+    CHECK(cubind_function_available("noSuchFunction") == CUBIND_FUNCTION_NOT_AVAILABLE);
     CHECK(cubind_function_available("cublasCreate") == CUBIND_FUNCTION_AVAILABLE);
+    {
+        /* cubind_function_info tells the unknown name from the function bound but missing here */
+        struct cubind_function_info fi = {.size = sizeof fi};
+        CHECK(cubind_function_info("cublasCreateX", &fi) == CUBIND_ERROR_INVALID_ARGUMENT);
+        CHECK(fi.state == CUBIND_FUNCTION_UNKNOWN);
+        fi.size = sizeof fi;
+        CHECK(cubind_function_info("cublasDestroy", &fi) == CUBIND_OK);
+        CHECK(fi.state == CUBIND_FUNCTION_MISSING);
+    }
     CHECK(cubind_last_error()->kind == CUBIND_OK); /* records no error */
     CHECK(cubind_cublas_destroy(NULL) == CUBLAS_STATUS_NOT_SUPPORTED);
     error = cubind_last_error();
@@ -515,8 +527,10 @@ static void test_system_loader(void **state)
 
 #if defined(__x86_64__)
 #define TARGET_DIR "targets/x86_64-linux/lib"
+#define MULTIARCH_DIR "lib/x86_64-linux-gnu"
 #else
 #define TARGET_DIR "targets/sbsa-linux/lib"
+#define MULTIARCH_DIR "lib/aarch64-linux-gnu"
 #endif
 
 static void make_dirs(const char *path)
@@ -547,7 +561,7 @@ static void place_mock(const char *root, const char *subdir, const char *name)
  * knows the real libraries): CUDA_PATH, then CUDA_HOME, then CONDA_PREFIX, newest soname first. */
 static void test_cuda_roots(void **state)
 {
-    char tmp[] = "/tmp/cubind-roots-XXXXXX", a[64], b[64], c[64], expect[1200];
+    char tmp[] = "/tmp/cubind-roots-XXXXXX", a[64], b[64], c[64], d[64], expect[1200];
     (void)state;
     assert_non_null(mkdtemp(tmp));
     snprintf(a, sizeof a, "%s/a", tmp);
@@ -557,6 +571,8 @@ static void test_cuda_roots(void **state)
     place_mock(a, "lib64", "libcublas.so.13");
     place_mock(b, "lib", "libcublas.so.12");
     place_mock(c, TARGET_DIR, "libcublas.so.13");
+    snprintf(d, sizeof d, "%s/d", tmp);
+    place_mock(d, MULTIARCH_DIR, "libcublas.so.12"); /* Debian's layout: a root's multiarch folder */
     {
         const char *env[] = {env_of("CUDA_PATH", a), env_of("CUDA_HOME", b), env_of("CONDA_PREFIX", c),
                              env_of("CUBIND_TEST_EXPECT_BY", "CUDA_PATH"),
@@ -575,6 +591,13 @@ static void test_cuda_roots(void **state)
         const char *env[] = {env_of("CUDA_PATH", "relative/dir"), env_of("CUDA_HOME", ""), env_of("CONDA_PREFIX", c),
                              env_of("CUBIND_TEST_EXPECT_BY", "CONDA_PREFIX"),
                              env_of("CUBIND_TEST_EXPECT_PATH", (snprintf(expect, sizeof expect, "%s/%s/libcublas.so.13", c, TARGET_DIR), expect)),
+                             NULL};
+        run("cuda_root", env, 1);
+    }
+    {
+        const char *env[] = {env_of("CUDA_PATH", d), env_of("CUDA_HOME", ""), env_of("CONDA_PREFIX", ""),
+                             env_of("CUBIND_TEST_EXPECT_BY", "CUDA_PATH"),
+                             env_of("CUBIND_TEST_EXPECT_PATH", (snprintf(expect, sizeof expect, "%s/%s/libcublas.so.12", d, MULTIARCH_DIR), expect)),
                              NULL};
         run("cuda_root", env, 1);
     }

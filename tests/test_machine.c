@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "cubind/cubind.h"
+#include "library_cases.h"
 #include "recorder.h"
 
 /* In a child: a failed check prints where and ends the child with 1. */
@@ -174,6 +175,57 @@ static void test_no_driver(void **state)
     in_child(no_driver);
 }
 
+/* `call` of library case `t` with the mock answering `status`: its message is the status's alone,
+ * or followed by ": " and `reason` when `with_reason`. */
+static void message_of(const struct cubind_test_library *t, int status, const char *name, int with_reason,
+                       const char *reason)
+{
+    char expected[CUBIND_ERROR_MESSAGE_MAX];
+    cubind_mock_set_status(status);
+    CHECK(t->first_call() == status);
+    cubind_mock_set_status(0);
+    CHECK(cubind_last_error()->kind == CUBIND_ERROR_STATUS && cubind_last_error()->status == status);
+    snprintf(expected, sizeof expected, "%s returned %s (%d)%s%s", t->first_call_function, name, status,
+             with_reason ? ": " : "", with_reason ? reason : "");
+    if (strcmp(cubind_last_error()->message, expected) != 0) {
+        fprintf(stderr, "lib%s, %s: message \"%s\", expected \"%s\"\n", t->name, name,
+                cubind_last_error()->message, expected);
+        _exit(1);
+    }
+}
+
+/* No driver: every library's statuses that can mean "no usable GPU" (generator/libraries.toml
+ * `no_gpu`) say why, and a failure that cannot (CUFFT_INVALID_PLAN) says nothing of GPUs. The
+ * libraries are the mocks, but for NVML and the driver, which are absent. */
+static void no_gpu_statuses(void)
+{
+    char reason[CUBIND_ERROR_MESSAGE_MAX];
+    size_t i, j, tested = 0;
+    int count = -1;
+    path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libnvidia-ml.so.1");
+    path_env("CUBIND_DRIVER_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libcuda.so.1");
+    CHECK(cubind_gpu_count(&count) != CUBIND_OK && count == 0);
+    CHECK(strncmp(cubind_last_error()->message, "cubind_gpu_count: no CUDA driver: ", 34) == 0);
+    snprintf(reason, sizeof reason, "%s", cubind_last_error()->message + 18);
+    for (i = 0; i < cubind_test_library_count; ++i) {
+        const struct cubind_test_library *t = &cubind_test_libraries[i];
+        if (getenv(t->env_var) != NULL)
+            continue; /* NVML and the driver: absent */
+        path_env(t->env_var, "CUBIND_TEST_MOCK_DIR", t->sonames[0]);
+        for (j = 0; j < t->no_gpu_count; ++j)
+            message_of(t, t->no_gpu[j], t->no_gpu_names[j], 1, reason);
+        message_of(t, t->status_not_gpu, t->status_not_gpu_name, 0, reason);
+        ++tested;
+    }
+    CHECK(tested > 0);
+}
+
+static void test_no_gpu_statuses(void **state)
+{
+    (void)state;
+    in_child(no_gpu_statuses);
+}
+
 /* Nobody asked the driver: the kernel module's files decide (this machine's, whatever they say). */
 static void kernel_module(void)
 {
@@ -306,6 +358,60 @@ static void test_mixed_releases(void **state)
 {
     (void)state;
     in_child(mixed_releases);
+}
+
+/* A copy of `from` named `name` in a new temporary folder, loaded (RTLD_LOCAL): an object the walk of
+ * the loaded objects counts by its file name. */
+static void load_copy_as(const char *from, const char *name)
+{
+    char dir[] = "/tmp/cubind-test-XXXXXX", path[4096], buffer[65536];
+    FILE *in, *out;
+    size_t n;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    CHECK((in = fopen(from, "rb")) != NULL && (out = fopen(path, "wb")) != NULL);
+    while ((n = fread(buffer, 1, sizeof buffer, in)) > 0)
+        CHECK(fwrite(buffer, 1, n, out) == n);
+    fclose(in);
+    CHECK(fclose(out) == 0);
+    CHECK(dlopen(path, RTLD_NOW | RTLD_LOCAL) != NULL);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Two sonames of one library loaded: the warning names both, not only the one cubind calls. */
+static void two_sonames_loaded(void)
+{
+    const struct cubind_test_library *t = NULL;
+    const char *reason = NULL, *calls;
+    char stub[4096];
+    size_t i;
+    path_env("CUBIND_NVML_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libnvidia-ml.so.1");
+    path_env("CUBIND_DRIVER_PATH", "CUBIND_TEST_MACHINE_DIR", "absent/libcuda.so.1");
+    for (i = 0; i < cubind_test_library_count && t == NULL; ++i)
+        if (cubind_test_libraries[i].soname_count > 1 && getenv(cubind_test_libraries[i].env_var) == NULL)
+            t = &cubind_test_libraries[i];
+    CHECK(t != NULL);
+    path_env(t->env_var, "CUBIND_TEST_MOCK_DIR", t->sonames[0]);
+    snprintf(stub, sizeof stub, "%s/stub/libnvidia-ml.so", getenv("CUBIND_TEST_MACHINE_DIR"));
+    load_copy_as(stub, t->sonames[1]); /* a file of another soname of the library, loaded by the program */
+    CHECK(cubind_load(t->library) == CUBIND_OK);
+    CHECK(verdict_of("one-release-loaded", t->library, &reason) == CUBIND_CHECK_WARNING);
+    calls = strstr(reason, "; cubind calls ");
+    CHECK(calls != NULL);
+    for (i = 0; i < 2; ++i) {
+        const char *at = strstr(reason, t->sonames[i]);
+        if (at == NULL || at > calls) {
+            fprintf(stderr, "%s is not named before \"; cubind calls\": %s\n", t->sonames[i], reason);
+            _exit(1);
+        }
+    }
+}
+
+static void test_two_sonames_loaded(void **state)
+{
+    (void)state;
+    in_child(two_sonames_loaded);
 }
 
 static void new_driver(void)
@@ -527,7 +633,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nvml_first),     cmocka_unit_test(test_driver_only),
         cmocka_unit_test(test_no_driver),      cmocka_unit_test(test_kernel_module),
-        cmocka_unit_test(test_no_gpu_visible), cmocka_unit_test(test_stub_nvml_refused),
+        cmocka_unit_test(test_no_gpu_visible), cmocka_unit_test(test_no_gpu_statuses), cmocka_unit_test(test_two_sonames_loaded), cmocka_unit_test(test_stub_nvml_refused),
         cmocka_unit_test(test_nvml_version_after_init),
         cmocka_unit_test(test_mixed_releases), cmocka_unit_test(test_new_driver),
         cmocka_unit_test(test_cancelled_while_gathering), cmocka_unit_test(test_nvml_initialized_once),

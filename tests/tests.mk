@@ -278,13 +278,13 @@ $(NEXT_MOCK): $(GENERATED)/tests/mock_cublasLt.c $(RECORDER) $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -fPIC -shared -Wl,-soname,$(notdir $@) -o $@ $< \
 	    -L$(MOCK_DIR) -lcubind_mock_recorder -Wl,-rpath,'$$ORIGIN/../mock' $(LDFLAGS_SAN)
-$(TEST_BUILD)/test_machine: $(TEST_BUILD)/obj/tests/test_machine.o $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
+$(TEST_BUILD)/test_machine: $(TEST_BUILD)/obj/tests/test_machine.o $(LIBRARY_CASES) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
 # The kernel module's release as loader/no_gpu.c reads it: built with that file itself (its parser is hidden in libcubind).
 $(TEST_BUILD)/test_no_gpu: tests/test_no_gpu.c loader/no_gpu.c loader/no_gpu.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Iloader -o $@ tests/test_no_gpu.c loader/no_gpu.c $(LDFLAGS_SAN) -lcmocka -lpthread
-test-machine: $(TEST_BUILD)/test_machine $(TEST_BUILD)/test_no_gpu $(PROBE) $(MACHINE_FAKES) $(MOCK_DIR)/$(CUBIND_SONAME_cublas) \
+test-machine: $(TEST_BUILD)/test_machine $(TEST_BUILD)/test_no_gpu $(PROBE) $(MACHINE_FAKES) $(MOCKS) \
               $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_cublasLt) $(NEXT_MOCK)
 	$(RESULTS) run test_no_gpu cmocka -- $(TEST_BUILD)/test_no_gpu
 	CUBIND_TEST_MACHINE_DIR=$(abspath $(MACHINE_DIR)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \

@@ -211,18 +211,20 @@ CUBIND_API cubind_error_kind cubind_library_info(cubind_library library, struct 
  * cubind_function_available - whether a function can be called in this process.
  * @name  the C API name ("cublasSgemm"), the exported symbol ("cublasSgemm_v2") or the cubind name
  *        ("cubind_cublas_sgemm").
- * Returns a value of cubind_availability, as an int: CUBIND_FUNCTION_AVAILABLE (1) when it can be called
- * (its library loads and has it in the release it is called as); CUBIND_FUNCTION_NOT_AVAILABLE (0) when
- * cubind binds it but it cannot be called here (its library is not found, or lacks or refuses it:
- * cubind_function_info says why); CUBIND_FUNCTION_NAME_UNKNOWN (-1) when cubind binds no function of that
- * name (a misspelling, a function of another library or of a newer CUDA), NULL included.
- * Since 0.4 an unknown name is -1, no longer 0: compare with CUBIND_FUNCTION_AVAILABLE (`== 1`) rather
- * than testing the result's truth, in every language (ctypes, cffi, LuaJIT and Julia see a plain int;
- * the values are in constants.json). Records no error.
+ * Returns CUBIND_FUNCTION_AVAILABLE (1) when it can be called (its library loads and has it in the
+ * release it is called as), else CUBIND_FUNCTION_NOT_AVAILABLE (0): cubind binds it but it cannot be
+ * called here (its library is not found, or lacks or refuses it), or cubind binds no function of that
+ * name (a misspelling, a function of another library or of a newer CUDA), NULL included. The result is
+ * true only when the function can be called, in C and in every FFI (ctypes, cffi, LuaJIT, Julia), so
+ * `if (cubind_function_available("cublasSgemmEx_64"))` with a typo takes the "not available" branch.
+ * cubind_function_info tells the two cases apart (state CUBIND_FUNCTION_UNKNOWN for a name cubind does
+ * not bind) and says why a bound function cannot be called. Records no error.
+ * Changed after 0.4.0, which returned CUBIND_FUNCTION_NAME_UNKNOWN (-1, true in every language) for an
+ * unknown name: the constant stays, for source and ABI compatibility, and is no longer returned.
  */
 typedef enum cubind_availability {
-    CUBIND_FUNCTION_NAME_UNKNOWN = -1, /* cubind binds no function of that name */
-    CUBIND_FUNCTION_NOT_AVAILABLE = 0, /* a function cubind binds that cannot be called here */
+    CUBIND_FUNCTION_NAME_UNKNOWN = -1, /* returned by 0.4.0 alone for an unknown name; never since */
+    CUBIND_FUNCTION_NOT_AVAILABLE = 0, /* cannot be called here, or cubind binds no function of that name */
     CUBIND_FUNCTION_AVAILABLE = 1      /* it can be called */
 } cubind_availability;
 CUBIND_API int cubind_function_available(const char *name);

@@ -74,3 +74,22 @@ def test_an_old_driver_is_an_error() -> None:
     errors = [c for c in checks if c["verdict"] == "error"]
     assert errors and all("driver 535.54.03 is older than 580.65.06" in c["reason"] for c in errors)
     assert run.returncode == 6
+
+
+def test_the_headline_and_the_check_account_for_the_gpus() -> None:
+    """With a GPU, the report's first lines say CUDA work can run and --check's verdict is "runs"; with
+    none visible, both say why not (the check said "runs" for a program that then failed)."""
+    assert probe().stdout.splitlines()[1] == "this machine can run CUDA work: 1 GPU, driver 580.159.04 (CUDA 13.0)"
+    report = validated(probe("--json").stdout)
+    assert report["machine"] == {"can_run_cuda": True, "gpu_count": 1, "reason": None}
+    run = probe("--json", "--check", PROBE)
+    check = validated(run.stdout)["check"]
+    assert run.returncode == 0 and check["verdict"] == "runs" and check["reasons"] == []
+    run = probe("--json", "--check", PROBE, FAKE_GPU_COUNT="0")
+    check = validated(run.stdout)["check"]
+    assert run.returncode == 3 and check["verdict"] == "runs-partly"
+    [reason] = check["reasons"]
+    assert reason.startswith("it starts, but no GPU can be used here: driver 580.159.04, no GPU visible "
+                             "(cuInit returned CUDA_ERROR_NO_DEVICE (100); CUDA_VISIBLE_DEVICES")
+    report = validated(probe("--json", FAKE_GPU_COUNT="0").stdout)
+    assert report["machine"]["can_run_cuda"] is False and "no GPU visible" in report["machine"]["reason"]

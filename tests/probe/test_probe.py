@@ -362,3 +362,84 @@ def test_a_library_that_prints_to_stdout_does_not_break_the_report(tmp_path: Pat
     assert "chatty library loaded" in result.stderr and "not json" in result.stderr
     cufft = next(lib for lib in report["libraries"] if lib["name"] == "cufft")
     assert cufft["path"] == str(library)
+
+
+# --- the report leads with its verdict (issue 27) ----------------------------------------------
+
+NO_DRIVER = {"CUBIND_DRIVER_PATH": "/nonexistent/libcuda.so.1", "CUBIND_NVML_PATH": "/nonexistent/libnvidia-ml.so.1"}
+
+
+def test_the_first_lines_say_whether_cuda_work_can_run_and_why_not() -> None:
+    report = validated(probe("--json", env=NO_DRIVER).stdout)
+    assert report["machine"] == {"can_run_cuda": False, "gpu_count": 0, "reason": "no CUDA driver: libcuda not found"}
+    lines = probe(env=NO_DRIVER).stdout.splitlines()
+    assert lines[1] == "this machine cannot run CUDA work: no CUDA driver: libcuda not found (where it was looked for: below)"
+    # and on this machine, whatever it has: the headline agrees with the driver section
+    report = validated(probe("--json").stdout)
+    second = probe().stdout.splitlines()[1]
+    if report["machine"]["can_run_cuda"]:
+        assert report["driver"]["gpu_count"] and second.startswith("this machine can run CUDA work: ")
+    else:
+        assert second.startswith(f"this machine cannot run CUDA work: {report['machine']['reason']}")
+
+
+def test_the_places_tried_for_libcuda_and_nvml_are_listed_once() -> None:
+    text = probe(env=NO_DRIVER).stdout
+    for lib in ("driver", "nvml"):
+        variable = LIBRARIES[lib].env_var
+        assert text.count(f"tried: {variable}=") == 1, (lib, text)
+    assert "(the places tried: under driver above)" in text and "(the places tried: under nvml above)" in text
+
+
+def test_a_cuda_root_step_is_labelled(tmp_path: Path) -> None:
+    """CUDA_HOME's directories are said as that step's, never as a bare path like the default root's."""
+    env = {k: v for k, v in os.environ.items() if k != LIBRARIES["driver"].env_var}
+    result = subprocess.run([str(PROBE), "--json", "driver"], capture_output=True, text=True, timeout=60,
+                            env={**env, "CUDA_HOME": str(tmp_path)})
+    report = validated(result.stdout)
+    [driver] = report["libraries"]
+    assert f"; CUDA_HOME: {tmp_path}/{{" in driver["error"], driver["error"]
+
+
+def shared_reason(check: dict, sonames: dict[str, str]) -> str:
+    """A check's reason with its library's file name ("libcublas") replaced by "each", as the text does."""
+    stem = sonames[check["library"]].split(".so")[0]
+    return re.sub(rf"{re.escape(stem)}(?![A-Za-z0-9_.])", "each", check["reason"], count=1)
+
+
+def test_repeated_findings_are_grouped() -> None:
+    report = validated(probe("--json", env=NO_DRIVER).stdout)
+    text = probe(env=NO_DRIVER).stdout
+    sonames = {lib["name"]: lib["soname"] for lib in report["libraries"] if lib["found"]}
+    groups: dict[tuple, list[str]] = {}
+    for c in report["checks"]:
+        if c["library"] in sonames:
+            key = (c["verdict"], c["name"], shared_reason(c, sonames))
+            if key[2] != c["reason"]:
+                groups.setdefault(key, []).append(c["library"])
+    grouped = {k: v for k, v in groups.items() if len(v) > 1}
+    assert grouped, "no check repeated: nothing to group here"  # the driver's release is unknown for each
+    for (verdict, name, reason), libraries in grouped.items():
+        line = f"    {verdict:<8} {name}, {len(libraries)} libraries ({', '.join(libraries)}): {reason}"
+        assert line in text.splitlines(), line
+        for library in libraries:
+            assert f"    {verdict:<8} {library} {name}: " not in text
+
+
+def test_a_library_argument_limits_the_report() -> None:
+    name = next(n for n in NAMES if n not in ("driver", "nvml"))
+    report = validated(probe("--json", name).stdout)
+    assert [lib["name"] for lib in report["libraries"]] == [name]
+    assert {c["library"] for c in report["checks"]} <= {name, None}
+    text = probe(name).stdout
+    section = r" +(lib\S*\.so\S*  version|not found \()"  # a library's first line in the libraries' section
+    assert re.search(rf"^{re.escape(name)}{section}", text, re.MULTILINE)
+    assert not [n for n in NAMES if n != name and re.search(rf"^{re.escape(n)}{section}", text, re.MULTILINE)]
+    result = probe("no-such-library")
+    assert result.returncode == 2 and result.stdout == "" and "no-such-library" in result.stderr
+
+
+def test_a_cuda_path_under_which_nothing_is_found_says_so(tmp_path: Path) -> None:
+    name = next(n for n in NAMES if n not in ("driver", "nvml"))
+    text = probe("--cuda-path", str(tmp_path), name).stdout
+    assert f"--cuda-path {tmp_path}: none of these libraries is found under it" in text

@@ -3,8 +3,9 @@
  * library FILE run here? Its undefined cubind_* symbols (elf_imports.c), each with the version node it
  * asks for, are looked up in the libcubind this probe uses and described by cubind_function_info; its
  * DT_NEEDED CUDA libraries (those cubind_library_from_soname knows) are looked for in its run path and
- * by the system loader. The verdict is the exit status (probe.h): 0 runs, 3 starts but some functions
- * cannot be served, 4 cannot start, 5 not readable.
+ * by the system loader; and whether a GPU can be used here at all. The verdict is the exit status
+ * (probe.h): 0 runs, 3 starts but some functions cannot be served or no GPU can be used, 4 cannot
+ * start, 5 not readable.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -280,6 +281,19 @@ static void libraries_part(struct probe *probe, const struct elf_imports *im, st
         fprintf(probe_out, "\nCUDA libraries it needs (DT_NEEDED): none\n");
 }
 
+/* A program that uses cubind or a CUDA library starts, but its CUDA work fails where no GPU can be
+ * used (no driver, no GPU visible): the verdict says so, with why. */
+static void machine_part(const struct elf_imports *im, int needs_cubind, struct verdict *v)
+{
+    char why[CUBIND_ERROR_MESSAGE_MAX];
+    size_t i;
+    int uses_cuda = needs_cubind || im->import_count > 0;
+    for (i = 0; i < im->needed_count && !uses_cuda; ++i)
+        uses_cuda = cubind_library_from_soname(im->needed[i]) != CUBIND_LIB_NONE;
+    if (uses_cuda && v->status < PROBE_EXIT_CHECK_CANNOT && probe_no_gpu(why, sizeof why))
+        add_reason(v, PROBE_EXIT_CHECK_PARTLY, "it starts, but no GPU can be used here: %s", why);
+}
+
 void check_section(struct probe *probe)
 {
     struct elf_imports im;
@@ -364,6 +378,7 @@ void check_section(struct probe *probe)
     }
     functions_part(probe, &im, &c, &v);
     libraries_part(probe, &im, &v);
+    machine_part(&im, needs_cubind, &v);
     if (probe->json) {
         json_member("verdict", verdict_word(v.status));
         fprintf(probe_out, ",\"exit_status\":%d,\"reasons\":[", v.status);

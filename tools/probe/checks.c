@@ -1,34 +1,97 @@
 /*
  * cubind-probe: whether what is loaded fits together (cubind_check_count, cubind_check_get): one
- * line per check with its verdict and reason; the worst verdict decides the exit status.
+ * line per check with its verdict and reason (in the text, the same check of several libraries with
+ * the same reason but for the library's name is one line); the worst verdict decides the exit status.
  */
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cubind/cubind.h"
 
 #include "output.h"
 #include "probe.h"
 
-static int checks_text(void)
+/* A check's reason with its library's file name ("libcublas", the soname up to ".so") in it replaced by
+ * "each", into `out`: checks of several libraries that differ only by it are said once. */
+static void shared_reason(const struct cubind_check *c, char *out, size_t size)
 {
-    size_t n = cubind_check_count(), i;
+    struct cubind_library_info info = {.size = sizeof info};
+    const char *at, *end;
+    size_t stem;
+    snprintf(out, size, "%s", c->reason != NULL ? c->reason : "");
+    if (c->reason == NULL || c->library == CUBIND_LIB_NONE || cubind_library_info(c->library, &info) != CUBIND_OK ||
+        info.soname == NULL || (end = strstr(info.soname, ".so")) == NULL)
+        return;
+    stem = (size_t)(end - info.soname);
+    /* the first place where the stem stands alone ("libcublas", not "libcublasLt" nor "libcublas.so.13") */
+    for (at = c->reason; (at = strstr(at, "lib")) != NULL; ++at)
+        if (strncmp(at, info.soname, stem) == 0 && !isalnum((unsigned char)at[stem]) && at[stem] != '_' &&
+            at[stem] != '.')
+            break;
+    if (at != NULL)
+        snprintf(out, size, "%.*s%s%s", (int)(at - c->reason), c->reason, "each", at + stem);
+}
+
+static int checks_text(const struct probe *probe)
+{
+    size_t n = cubind_check_count(), i, j, shown = 0;
     int worst = CUBIND_CHECK_OK;
-    fprintf(probe_out, "\nchecks      %zu\n", n);
+    struct cubind_check *all = calloc(n ? n : 1, sizeof *all);
+    char (*shared)[1024] = calloc(n ? n : 1, sizeof *shared);
+    char *said = calloc(n ? n : 1, 1);
+    if (all == NULL || shared == NULL || said == NULL) {
+        free(all), free(shared), free(said);
+        return CUBIND_CHECK_OK;
+    }
     for (i = 0; i < n; ++i) {
-        struct cubind_check c = {.size = sizeof c};
-        if (cubind_check_get(i, &c) != CUBIND_OK)
+        all[i].size = sizeof all[i];
+        if (cubind_check_get(i, &all[i]) != CUBIND_OK ||
+            (all[i].library != CUBIND_LIB_NONE && !probe_covers(probe, all[i].library))) {
+            said[i] = 1;
             continue;
-        if ((int)c.verdict > worst)
-            worst = (int)c.verdict;
-        fprintf(probe_out, "    %-8s %s %s: ", cubind_verdict_name(c.verdict),
-               c.library == CUBIND_LIB_NONE ? "machine" : cubind_library_name(c.library), c.name);
-        text_string(c.reason);
+        }
+        ++shown;
+        shared_reason(&all[i], shared[i], sizeof shared[i]);
+    }
+    fprintf(probe_out, "\nchecks      %zu\n", shown);
+    for (i = 0; i < n; ++i) {
+        size_t group = 1;
+        if (said[i])
+            continue;
+        said[i] = 1;
+        if ((int)all[i].verdict > worst)
+            worst = (int)all[i].verdict;
+        /* the checks of other libraries with the same name, verdict and reason but for the library */
+        for (j = i + 1; j < n; ++j)
+            group += !said[j] && all[j].library != CUBIND_LIB_NONE && all[i].library != CUBIND_LIB_NONE &&
+                     all[j].verdict == all[i].verdict && strcmp(all[j].name, all[i].name) == 0 &&
+                     strcmp(shared[j], shared[i]) == 0 && strcmp(shared[i], all[i].reason) != 0;
+        if (group == 1) {
+            fprintf(probe_out, "    %-8s %s %s: ", cubind_verdict_name(all[i].verdict),
+                   all[i].library == CUBIND_LIB_NONE ? "machine" : cubind_library_name(all[i].library), all[i].name);
+            text_string(all[i].reason);
+            probe_char('\n');
+            continue;
+        }
+        fprintf(probe_out, "    %-8s %s, %zu libraries (%s", cubind_verdict_name(all[i].verdict), all[i].name, group,
+               cubind_library_name(all[i].library));
+        for (j = i + 1; j < n; ++j)
+            if (!said[j] && all[j].library != CUBIND_LIB_NONE && all[j].verdict == all[i].verdict &&
+                strcmp(all[j].name, all[i].name) == 0 && strcmp(shared[j], shared[i]) == 0) {
+                said[j] = 1;
+                fprintf(probe_out, ", %s", cubind_library_name(all[j].library));
+            }
+        fprintf(probe_out, "): ");
+        text_string(shared[i]);
         probe_char('\n');
     }
+    free(all), free(shared), free(said);
     return worst;
 }
 
-static int checks_json(void)
+static int checks_json(const struct probe *probe)
 {
     size_t n = cubind_check_count(), i;
     int worst = CUBIND_CHECK_OK;
@@ -36,7 +99,7 @@ static int checks_json(void)
     probe_char('[');
     for (i = 0; i < n; ++i) {
         struct cubind_check c = {.size = sizeof c};
-        if (cubind_check_get(i, &c) != CUBIND_OK)
+        if (cubind_check_get(i, &c) != CUBIND_OK || (c.library != CUBIND_LIB_NONE && !probe_covers(probe, c.library)))
             continue;
         if ((int)c.verdict > worst)
             worst = (int)c.verdict;
@@ -55,7 +118,7 @@ static int checks_json(void)
 /* The checks; an error, or under --strict a warning, makes the exit status PROBE_EXIT_CHECKS. */
 void checks_section(struct probe *probe)
 {
-    int worst = probe->json ? checks_json() : checks_text();
+    int worst = probe->json ? checks_json(probe) : checks_text(probe);
     if (worst >= CUBIND_CHECK_ERROR || (probe->strict && worst >= CUBIND_CHECK_WARNING))
         probe_status(probe, PROBE_EXIT_CHECKS);
 }

@@ -1,8 +1,10 @@
 /*
  * cubind-probe: the GPU driver and its GPUs (cubind_driver_info, cubind_gpu_info), each fact with
- * where it came from, in the terms nvidia-smi uses (memory in MiB, UUIDs as GPU-..., MIG modes).
+ * where it came from, in the terms nvidia-smi uses (memory in MiB, UUIDs as GPU-..., MIG modes); and
+ * the report's first words, whether this machine can run CUDA work and why not (cubind_gpu_count).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cubind/cubind.h"
 
@@ -25,7 +27,74 @@ static const char *source(cubind_fact_source s)
     return s == CUBIND_SOURCE_NONE ? NULL : cubind_fact_source_name(s);
 }
 
-static void driver_text(void)
+int probe_no_gpu(char *why, size_t size)
+{
+    static const char prefix[] = "cubind_gpu_count: ";
+    const char *message, *tried;
+    int count = 0;
+    if (cubind_gpu_count(&count) == CUBIND_OK && count > 0) {
+        snprintf(why, size, "%d GPU%s", count, count == 1 ? "" : "s");
+        return 0;
+    }
+    message = cubind_last_error()->message;
+    if (strncmp(message, prefix, sizeof prefix - 1) == 0)
+        message += sizeof prefix - 1;
+    tried = strstr(message, "; tried: "); /* the places tried are the driver's, said once below */
+    snprintf(why, size, "%.*s", tried != NULL ? (int)(tried - message) : (int)strlen(message), message);
+    cubind_clear_error();
+    return 1;
+}
+
+/* The headline: "this machine cannot run CUDA work: no CUDA driver: ...", or "can ...: 1 GPU, ...". */
+void machine_section(struct probe *probe)
+{
+    struct cubind_driver_info d = {.size = sizeof d};
+    char why[CUBIND_ERROR_MESSAGE_MAX];
+    int no_gpu = probe_no_gpu(why, sizeof why);
+    cubind_driver_info(&d);
+    if (probe->json) {
+        fprintf(probe_out, "{\"can_run_cuda\":%s,\"gpu_count\":%d", no_gpu ? "false" : "true",
+                d.gpu_count > 0 ? d.gpu_count : 0);
+        json_member("reason", no_gpu ? why : NULL);
+        probe_char('}');
+        return;
+    }
+    if (no_gpu) {
+        fprintf(probe_out, "this machine cannot run CUDA work: ");
+        text_string(why);
+        fprintf(probe_out, "%s\n", d.driver_error != NULL && strstr(d.driver_error, "; tried: ") != NULL
+                                        ? " (where it was looked for: below)" : "");
+        return;
+    }
+    fprintf(probe_out, "this machine can run CUDA work: %s", why);
+    if (d.release != NULL) {
+        fprintf(probe_out, ", driver ");
+        text_string(d.release);
+    }
+    if (d.cuda_major >= 0)
+        fprintf(probe_out, " (CUDA %d.%d)", d.cuda_major, d.cuda_minor);
+    probe_char('\n');
+}
+
+/* An error of NVML or of the driver API; when it is the library's load error and the libraries'
+ * section listed that library, the places tried are not said again. */
+static void driver_error_text(const struct probe *probe, const char *label, const char *error, const char *library)
+{
+    cubind_library lib = cubind_library_from_name(library);
+    const char *tried = strstr(error, "; tried: ");
+    fprintf(probe_out, "    %s: ", label);
+    if (tried != NULL && lib != CUBIND_LIB_NONE && probe_covers(probe, lib)) {
+        char head[CUBIND_ERROR_MESSAGE_MAX];
+        snprintf(head, sizeof head, "%.*s", (int)(tried - error), error);
+        text_string(head);
+        fprintf(probe_out, " (the places tried: under %s above)\n", library);
+        return;
+    }
+    text_string(error);
+    probe_char('\n');
+}
+
+static void driver_text(const struct probe *probe)
 {
     struct cubind_driver_info d = {.size = sizeof d};
     cubind_driver_info(&d);
@@ -41,16 +110,10 @@ static void driver_text(void)
     if (d.gpu_count >= 0)
         fprintf(probe_out, "; %d GPU%s (%s)", d.gpu_count, d.gpu_count == 1 ? "" : "s", cubind_fact_source_name(d.gpu_count_source));
     probe_char('\n');
-    if (d.nvml_error != NULL) {
-        fprintf(probe_out, "    NVML: ");
-        text_string(d.nvml_error);
-        probe_char('\n');
-    }
-    if (d.driver_error != NULL) {
-        fprintf(probe_out, "    driver API: ");
-        text_string(d.driver_error);
-        probe_char('\n');
-    }
+    if (d.nvml_error != NULL)
+        driver_error_text(probe, "NVML", d.nvml_error, "nvml");
+    if (d.driver_error != NULL)
+        driver_error_text(probe, "driver API", d.driver_error, "driver");
 }
 
 static void gpus_text(void)
@@ -161,7 +224,7 @@ void driver_section(struct probe *probe)
     if (probe->json)
         driver_json();
     else
-        driver_text();
+        driver_text(probe);
 }
 
 void gpus_section(struct probe *probe)

@@ -159,20 +159,30 @@ static void text_library(const struct cubind_library_info *info)
 
 void libraries_section(struct probe *probe)
 {
-    int lib;
+    int lib, listed = 0, under_root = 0;
     if (probe->json)
         probe_char('[');
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
         struct cubind_library_info info;
+        if (!probe_covers(probe, (cubind_library)lib))
+            continue; /* not named by a LIBRARY argument: not loaded either */
         memset(&info, 0, sizeof info);
         info.size = sizeof info;
         cubind_library_info((cubind_library)lib, &info);
+        under_root += info.found_by != NULL && strcmp(info.found_by, "CUDA_PATH") == 0;
         if (probe->json) {
-            fprintf(probe_out, "%s\n ", lib ? "," : "");
+            fprintf(probe_out, "%s\n ", listed++ ? "," : "");
             json_library(&info);
         } else
             text_library(&info);
     }
     if (probe->json)
         fprintf(probe_out, "\n]");
+    else if (probe->cuda_path != NULL && under_root == 0) {
+        /* --cuda-path DIR that holds none of them: said, not left to be guessed from "found by" */
+        fprintf(probe_out, "\n--cuda-path ");
+        text_string(probe->cuda_path);
+        fprintf(probe_out, ": none of these libraries is found under it (its lib64, lib, targets/<arch>/lib and "
+                           "lib/<triplet> were searched)\n");
+    }
 }

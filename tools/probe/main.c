@@ -29,6 +29,27 @@ void probe_status(struct probe *probe, int status)
         probe->status = status;
 }
 
+int probe_covers(const struct probe *probe, cubind_library library)
+{
+    return probe->only == 0 || (probe->only & (1ULL << (unsigned)library)) != 0;
+}
+
+/* A LIBRARY argument ("cufft"): the report is limited to the libraries named. */
+static int add_library(struct probe *probe, const char *name)
+{
+    cubind_library library = cubind_library_from_name(name);
+    int i;
+    if (library == CUBIND_LIB_NONE) {
+        fprintf(stderr, "cubind-probe: unknown option or library %s (libraries:", name);
+        for (i = 0; i < CUBIND_LIBRARY_COUNT; ++i)
+            fprintf(stderr, " %s", cubind_library_name((cubind_library)i));
+        fprintf(stderr, "; cubind-probe --help lists the options)\n");
+        return -1;
+    }
+    probe->only |= 1ULL << (unsigned)library;
+    return 0;
+}
+
 /* --- the command line ------------------------------------------------------------------------ */
 
 /* What an option does once read; returns 0, or -1 for an argument it refuses (it said why). */
@@ -117,10 +138,11 @@ static const char *const exit_statuses[] = {
 static void usage(FILE *to)
 {
     size_t i;
-    fprintf(to, "usage: cubind-probe [OPTION]...\n"
-                "What this machine's CUDA libraries are, as cubind loads them: for each library cubind binds,\n"
-                "found or not, its file, soname, version, the CUDA release it is called as and the functions\n"
-                "it cannot serve. The loader's environment applies (CUBIND_<LIB>_PATH, CUDA_PATH, ...).\n\n");
+    fprintf(to, "usage: cubind-probe [OPTION]... [LIBRARY]...\n"
+                "Whether this machine can run CUDA work, and why not; then what its CUDA libraries are, as\n"
+                "cubind loads them: for each library cubind binds (or each LIBRARY named, \"cufft\"), found or\n"
+                "not, its file, soname, version, the CUDA release it is called as and the functions it cannot\n"
+                "serve. The loader's environment applies (CUBIND_<LIB>_PATH, CUDA_PATH, ...).\n\n");
     for (i = 0; i < sizeof options / sizeof options[0]; ++i) {
         char left[64];
         snprintf(left, sizeof left, "%s%s%s%s%s", options[i].alias != NULL ? options[i].alias : "",
@@ -142,6 +164,11 @@ static int read_options(int argc, char **argv, struct probe *probe)
         const char *arg = argv[a], *value = NULL, *eq = strchr(arg, '=');
         size_t length = eq != NULL && strncmp(arg, "--", 2) == 0 ? (size_t)(eq - arg) : strlen(arg);
         const struct option *o = NULL;
+        if (arg[0] != '-' && arg[0] != '\0') {
+            if (add_library(probe, arg) != 0)
+                return -1;
+            continue;
+        }
         for (i = 0; i < sizeof options / sizeof options[0] && o == NULL; ++i)
             if ((strlen(options[i].name) == length && strncmp(arg, options[i].name, length) == 0) ||
                 (options[i].alias != NULL && strcmp(arg, options[i].alias) == 0))
@@ -183,6 +210,7 @@ static const struct section {
     void (*write)(struct probe *probe);
     int (*wanted)(const struct probe *probe);
 } sections[] = {
+    {"machine", REPORT, machine_section, NULL},
     {"libraries", REPORT, libraries_section, NULL},
     {"driver", REPORT, driver_section, NULL},
     {"gpus", REPORT, gpus_section, NULL},

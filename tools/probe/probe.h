@@ -37,7 +37,16 @@ struct probe {
     int strict;        /* --strict: a check's warning makes the exit status PROBE_EXIT_CHECKS, as an error does */
     const char *cuda_path; /* --cuda-path DIR: the CUDA installation probed, else NULL */
     int status;        /* the exit status so far (enum probe_exit) */
+    unsigned long long only; /* LIBRARY arguments: the libraries reported, a bit (1 << id) each; 0: all */
 };
+
+/* Whether the report covers `library` (every library without LIBRARY arguments). */
+int probe_covers(const struct probe *probe, cubind_library library);
+
+/* Whether no GPU can be used here, and why: 1 with the reason in `why` ("no CUDA driver: libcuda
+ * not found", the places tried left to the libraries' section), 0 when a GPU is visible
+ * (cubind_gpu_count; machine.c). */
+int probe_no_gpu(char *why, size_t size);
 
 /* Raise probe->status to `status` (a lower one does not lower it). */
 void probe_status(struct probe *probe, int status);
@@ -49,6 +58,7 @@ void driver_section(struct probe *probe);    /* driver.c: "driver" (the driver: 
 void gpus_section(struct probe *probe);      /* driver.c: "gpus" (each GPU) */
 void checks_section(struct probe *probe);    /* checks.c: "checks" (does it fit together?) */
 void copies_section(struct probe *probe);    /* copies.c: "copies" (--all) */
+void machine_section(struct probe *probe);   /* driver.c: "machine" (first: can this machine run CUDA work?) */
 int copies_wanted(const struct probe *probe);
 
 /* cubind_function_state as the report writes it: "callable", "adapted", "missing", "refused", "not loaded". */
