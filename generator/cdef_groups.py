@@ -69,7 +69,8 @@ def _first_of_each_guard(groups: list[TypeGroup]) -> list[TypeGroup]:
 def _keep(group: TypeGroup, wanted: Callable[[dict], bool], constants: bool = True) -> TypeGroup:
     """The group with only the entries `wanted` accepts, and its #define constants or none."""
     return dataclasses.replace(group, entries=[e for e in group.entries if wanted(e)],
-                               constants=group.constants if constants else [])
+                               constants=group.constants if constants else [],
+                               literals=group.literals if constants else [])
 
 
 def _declared(entry: dict) -> list[str]:
@@ -116,7 +117,8 @@ def split(model: Model) -> Split:
     common = _first_of_each_guard([*model.shared_groups,
                                    *(_keep(g, to_common, constants=False) for mm in ordered for g in mm.groups)])
     modules = {mm.module.name: [_keep(g, lambda e: not to_common(e)) for g in mm.groups] for mm in model.modules}
-    return Split([g for g in common if g.entries], {name: [g for g in groups if g.entries or g.constants]
+    return Split([g for g in common if g.entries or g.constants or g.literals],
+                 {name: [g for g in groups if g.entries or g.constants or g.literals]
                                                     for name, groups in modules.items()})
 
 
@@ -131,7 +133,7 @@ def declared_names(groups: Iterable[TypeGroup], functions: Iterable[dict] = ()) 
     #define constants, wrappers."""
     names: set[str] = set()
     for group in groups:
-        names.update(k["name"] for k in group.constants)
+        names.update(k["name"] for k in [*group.constants, *group.literals])
         for entry in group.entries:
             if entry["typedef"] or entry["kind"] == "typedef":
                 names.add(entry["typedef"] or entry["name"])

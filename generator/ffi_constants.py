@@ -1,11 +1,13 @@
-"""constants.json: every enum and integer #define constant of cubind and of the modules, with its
+"""constants.json: every enum and #define constant of cubind and of the modules, with its
 value, for FFIs that have no C declaration parser (Python ctypes, say), and the layout of
 cubind's own structures to check hand-written declarations against.
 
     {"generated_by": ..., "cuda_version": ...,
      "values":  {NAME: value, ...},                       every enum constant and #define, flat
      "enums":   {tag or typedef: {"tag", "typedef", "cdef", "header", "values": {NAME: value}}},
-     "defines": {NAME: {"value", "cdef", "header"}},      integer #define constants
+     "defines": {NAME: {"value", "cdef", "header"}},      #define constants: integer, and (with
+                                                          "kind" float, string or pointer, and
+                                                          "type" a pointer's) the others
      "layouts": {struct tag: {"size", "align", "offsets": {field: byte offset}}}}
 
 "cdef" names the cdef file that declares it (common, or the module); "header" the C header.
@@ -23,7 +25,7 @@ def constants(model: Model, split: Split, api: HandWritten, generated_by: str) -
     defines: dict[str, dict] = {}
     values: dict[str, int] = {}
 
-    def add_value(name: str, value: int, where: str) -> None:
+    def add_value(name: str, value: int | float | str, where: str) -> None:
         if values.setdefault(name, value) != value:
             raise ValueError(f"constants.json: {name} is {values[name]} and {value} ({where})")
 
@@ -49,6 +51,9 @@ def constants(model: Model, split: Split, api: HandWritten, generated_by: str) -
         for group in groups:
             for constant in group.constants:
                 add_define(constant["name"], constant["value"], cdef, group.header)
+            for constant in group.literals:
+                add_define(constant["name"], constant["value"], cdef, group.header)
+                defines[constant["name"]].update(kind=constant["kind"], type=constant["type"])
             for entry in group.entries:
                 if entry["kind"] == "enum":
                     add_enum(entry, cdef, group.header)

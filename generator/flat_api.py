@@ -14,6 +14,7 @@ import clang.cindex as ci
 
 from .api import API_HEADERS, PUBLIC_HEADER
 from .ctext import spaced
+from .typesel import STANDARD_TYPES
 
 INCLUDE = PUBLIC_HEADER.parent.parent
 HEADER_NAME = "cubind/cubind.h"
@@ -113,6 +114,8 @@ def hand_written(libraries_h: str, headers: tuple[Path, ...] = API_HEADERS) -> H
                 pending = None
             if kind in (ci.CursorKind.ENUM_DECL, ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL):
                 pending = cursor
+            elif kind == ci.CursorKind.TYPEDEF_DECL and cursor.spelling in STANDARD_TYPES:
+                continue  # the C library's (core.h names size_t without <stddef.h>): a cdef knows it
             elif kind == ci.CursorKind.TYPEDEF_DECL:
                 target = cursor.underlying_typedef_type.get_declaration()
                 if pending is not None and target == pending:

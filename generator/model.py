@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import api, release_calls
+from . import api, header_closure, release_calls
 from .config import Config, Library, Module
 from .ctext import spaced
 from .names import check_names, cubind_name
@@ -22,6 +22,7 @@ class TypeGroup:
     cplusplus_class: bool       # C++ classes: declared opaque in C, skipped in C++ after NVIDIA's header
     entries: list[dict] = field(default_factory=list)
     constants: list[dict] = field(default_factory=list)
+    literals: list[dict] = field(default_factory=list)  # floating, string and pointer constants
 
 
 @dataclass
@@ -35,6 +36,11 @@ class ModuleModel:
     standard_headers: list[str]
     helpers: list[dict] = field(default_factory=list)  # NVIDIA's inline helpers and C++ overloads, on cubind
     owner: LibraryModel | None = None  # the library its functions are in (their slots: the inline form)
+    # what its NVIDIA counterpart reaches (header_closure): the shared headers' files
+    # (cubind/cuda_types_*.h) and the C library headers it includes, no more
+    shared_includes: list[str] = field(default_factory=list)
+    system_includes: list[str] = field(default_factory=list)
+    counterpart: list[str] = field(default_factory=list)  # NVIDIA's headers a program includes instead
 
 
 @dataclass
@@ -119,6 +125,8 @@ class Model:
     # *_types.h only, and the libraries kept (empty: every configured library).
     type_modules: list[ModuleModel] = field(default_factory=list)
     selection: tuple[str, ...] = ()
+    # one cubind/cuda_types_*.h a shared NVIDIA header: {header, file, groups, system, includes}
+    shared_files: list[dict] = field(default_factory=list)
 
     @property
     def cuda_version_number(self) -> int:
@@ -160,7 +168,7 @@ def build(config: Config, irs: list[dict]) -> Model:
     for ir in irs:
         for entry in ir["types"]:
             rank.setdefault(entry["header"], len(rank))
-        for constant in ir["constants"]:
+        for constant in [*ir["constants"], *ir.get("literal_constants", [])]:
             rank.setdefault(constant["header"], len(rank))
 
     owner_of_name: dict[str, str | None] = {}
@@ -174,7 +182,20 @@ def build(config: Config, irs: list[dict]) -> Model:
                 shared.setdefault(_key(entry), (entry, ir))
     shared_entries = sorted(shared.values(), key=lambda pair: (rank[pair[0]["header"]], pair[0]["line"]))
     shared_groups = _groups(shared_entries, rank)
+    _add_constants(shared_groups, [(ir, k, key) for ir in irs for key in ("constants", "literal_constants")
+                                   for k in ir.get(key, []) if config.module_of_header(k["header"]) is None], rank)
 
+    graph = header_closure.include_graph(irs)
+    shared_headers = list(dict.fromkeys(g.header for g in shared_groups))
+    shared_header_of = {n: entry["header"] for entry, _ in shared_entries for n in _declared_names(entry)}
+    shared_files = []
+    for header in shared_headers:
+        reached = header_closure.closure(graph, [header])
+        shared_files.append({"header": header, "file": header_closure.shared_file(header),
+                             "groups": [g for g in shared_groups if g.header == header],
+                             "system": header_closure.system_headers(graph, reached),
+                             "includes": [header_closure.shared_file(h) for h in shared_headers
+                                          if h in reached and h != header]})
     modules = []
     for ir in irs:
         unit = config.unit(ir["unit"])
@@ -182,22 +203,23 @@ def build(config: Config, irs: list[dict]) -> Model:
             own = set(module.headers)
             entries = [(e, ir) for e in ir["types"] if e["header"] in own]
             groups = _groups(entries, rank)
-            by_header = {g.header: g for g in groups}
-            for constant in ir["constants"]:
-                if constant["header"] in own:
-                    group = by_header.get(constant["header"])
-                    if group is None:
-                        group = TypeGroup(constant["header"], ir["guards"][constant["header"]], False)
-                        by_header[constant["header"]] = group
-                        groups.append(group)
-                    group.constants.append(constant)
-            groups.sort(key=lambda g: (not g.cplusplus_class, rank[g.header]))
+            _add_constants(groups, [(ir, k, key) for key in ("constants", "literal_constants")
+                                    for k in ir.get(key, []) if k["header"] in own], rank)
             functions = [f for f in ir["functions"] if f["module"] == module.name]
             used = {n for e, _ in entries for n in e.get("uses", [])} | {n for f in functions for n in f["uses"]}
-            includes = sorted({owner_of_name[n] for n in used if owner_of_name.get(n)} - {module.name})
+            counterpart = [h for h in module.headers if h in unit.headers] or list(module.headers)
+            reached = header_closure.closure(graph, counterpart) | own
+            reached_modules = {m.name for h in reached if (m := config.module_of_header(h)) is not None}
+            includes = sorted(({owner_of_name[n] for n in used if owner_of_name.get(n)} | reached_modules)
+                              - {module.name})
+            own_names = {n for e, _ in entries for n in _declared_names(e)}
+            shared_used = reached | {shared_header_of[n] for n in used - own_names if n in shared_header_of}
             modules.append(
                 ModuleModel(module, ir["unit"], ir["header_version"], functions, groups, includes, ir["standard_headers"],
-                            _helpers(ir, unit, module))
+                            _helpers(ir, unit, module),
+                            shared_includes=[header_closure.shared_file(h) for h in shared_headers if h in shared_used],
+                            system_includes=header_closure.system_headers(graph, reached),
+                            counterpart=counterpart)
             )
 
     enum_index = _type_index(irs)
@@ -245,7 +267,24 @@ def build(config: Config, irs: list[dict]) -> Model:
     by_library = {lib.library.name: lib for lib in libraries}
     for m in modules:
         m.owner = by_library[m.module.library]
-    return Model(config, irs, cuda_versions.pop(), shared_groups, modules, libraries)
+    return Model(config, irs, cuda_versions.pop(), shared_groups, modules, libraries, shared_files=shared_files)
+
+
+def _add_constants(groups: list[TypeGroup], constants: list[tuple[dict, dict, str]], rank: dict[str, int]) -> None:
+    """Each (IR, constant, IR key) into the group of its header (made when the header has no
+    types), once by name: units that include the same header each list its constants."""
+    by_header = {g.header: g for g in groups if not g.cplusplus_class}
+    seen: set[str] = set()
+    for ir, constant, key in constants:
+        if constant["name"] in seen:
+            continue
+        seen.add(constant["name"])
+        group = by_header.get(constant["header"])
+        if group is None:
+            group = by_header[constant["header"]] = TypeGroup(constant["header"], ir["guards"][constant["header"]], False)
+            groups.append(group)
+        (group.constants if key == "constants" else group.literals).append(constant)
+    groups.sort(key=lambda g: (not g.cplusplus_class, rank[g.header]))
 
 
 def _header_version_numbers(versions: list[str]) -> tuple[int, int, int]:

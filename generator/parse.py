@@ -6,7 +6,7 @@ import functools
 
 import clang.cindex as ci
 
-from . import VERSION, clang_ext, layout, macros
+from . import VERSION, clang_ext, header_constants, layout, macros
 from .config import Config, Unit
 from .declarators import category, decay, declare
 from .names import cubind_name
@@ -141,9 +141,13 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     # The C++ parse also evaluates the unit's constants and version macros (one parse fewer):
     # the candidates are known from the C parse, and the lines after the headers change none of
     # their declarations.
-    candidates = macros.constant_candidates(c, own)
+    # Every object-like macro of an NVIDIA header is evaluated: which headers' constants cubind
+    # repeats is known only once the types are chosen (header_constants).
+    candidates = list(dict.fromkeys(cursor.spelling for cursor, body in header_constants.candidates(c) if body))
     evaluated_names = [*candidates, *(m for m in unit.version_macros if m not in candidates)]
-    cxx = parse(include_dirs, headers, list(config.cxx_args), extra_source=macros.evaluation_source(evaluated_names),
+    # -ferror-limit=0: most candidates are not values (attributes, aliases), each line an error
+    cxx = parse(include_dirs, headers, [*config.cxx_args, "-ferror-limit=0"],
+                extra_source=macros.evaluation_source(evaluated_names) + header_constants.evaluation_source(c),
                 macros=False)
     values = macros.evaluated(cxx, evaluated_names, len(headers) + 1)
     status_types = {lib.name: lib.status_type for lib in config.libraries}
@@ -209,12 +213,20 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
                 selector.visit_cxx_type(t, cxx)
             else:
                 selector.visit_type(t)
+    # Every enum of every header a declaration is repeated from, and of the unit's own headers.
+    repeated_headers = own | selector.headers()
+    selector.seed_enums(repeated_headers)
     types = selector.entries()
-    constants = macros.integer_constants(c, own, {n: values[n] for n in candidates if n in values})
+    guard_of = {h: macros.presence_macro([c, cxx], h) for h in sorted(repeated_headers)}
+    declared = {n for e in types for n in (e["name"], e["typedef"]) if n} | \
+        {k["name"] for e in types if e["kind"] == "enum" for k in e["constants"]}
+    constants, literal_constants, skipped_macros = header_constants.classify(
+        c, cxx, repeated_headers, {n: values[n] for n in candidates if n in values}, evaluated_names,
+        len(headers) + 1, declared, guard_of)
 
     guards = {}
-    for header in sorted({t["header"] for t in types} | {k["header"] for k in constants}):
-        guards[header] = macros.presence_macro([c, cxx], header)
+    for header in sorted({t["header"] for t in types} | {k["header"] for k in [*constants, *literal_constants]}):
+        guards[header] = guard_of.get(header) or macros.presence_macro([c, cxx], header)
         blocks = define_guards(header)
         for entry in types:
             if entry["header"] == header:
@@ -238,6 +250,9 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         "skipped": skipped,
         "types": types,
         "constants": constants,
+        "literal_constants": literal_constants,
+        "skipped_macros": skipped_macros,
+        "includes": header_constants.includes(c),
         "guards": guards,
         "standard_headers": sorted(selector.standard_headers),
         ABI_KEY: {"functions": abi, "records": layouts.records},

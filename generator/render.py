@@ -134,6 +134,8 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
     for ir in model.irs:
         out[f"tests/abi_{ir['unit']}.c"] = env.get_template("abi_check.c.j2").render(common | {"ir": ir})
     out["include/cubind/cuda_types.h"] = env.get_template("cuda_types.h.j2").render(common)
+    for shared in model.shared_files:
+        out[f"include/cubind/{shared['file']}"] = env.get_template("cuda_types_header.h.j2").render(common | {"f": shared})
     out["include/cubind/libraries.h"] = env.get_template("libraries.h.j2").render(common)
     out["include/cubind/modules.h"] = env.get_template("modules.h.j2").render(common)
     out["src/libraries.c"] = env.get_template("libraries.c.j2").render(common)
@@ -145,6 +147,7 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
     out["tests/include_order.c"] = env.get_template("include_order.c.j2").render(common)
     out["tests/nvidia_headers.h"] = env.get_template("nvidia_headers.h.j2").render(common)
     out["tests/header_alone.c"] = env.get_template("header_alone.c.j2").render(common)
+    out["tests/header_counterpart.c"] = env.get_template("header_counterpart.c.j2").render(common)
     out["docs/libraries.md"] = env.get_template("libraries.md.j2").render(common)
     for module in model.modules:
         context = common | {"m": module}

@@ -92,6 +92,20 @@ class TypeSelector:
             if self.header(cursor) in self.own_headers:
                 self.visit_decl(cursor)
 
+    def headers(self) -> set[str]:
+        """The headers of the declarations chosen so far (C++ classes declared opaque aside)."""
+        return {h for usr in self.needed if usr in self.by_usr and (h := self.header(self.by_usr[usr])) is not None}
+
+    def seed_enums(self, headers: set[str]) -> None:
+        """Every enum of `headers` and every typedef naming one, reached by a function or not:
+        a header cubind repeats declarations of is repeated with all of its constants."""
+        for cursor in self.order:
+            if self.header(cursor) not in headers:
+                continue
+            if cursor.kind == CK.ENUM_DECL or (cursor.kind == CK.TYPEDEF_DECL and
+                                               cursor.underlying_typedef_type.get_canonical().kind == TK.ENUM):
+                self.visit_decl(cursor)
+
     def visit_type(self, t: ci.Type) -> None:
         kind = t.kind
         if kind == TK.POINTER:

@@ -221,8 +221,9 @@ test-abi: $(ABI_PROGRAMS)
 # core API; cubind.h and every NVIDIA header in one program, in both orders, CUDA's include
 # directory given as -I; cubind.h under every warning the compilers have. Not one line of output.
 test-headers: $(PUBLIC_HEADERS) tests/test_headers.sh $(GENERATED)/tests/header_alone.c $(GENERATED)/tests/include_order.c \
-              $(GENERATED)/tests/nvidia_headers.h
+              $(GENERATED)/tests/nvidia_headers.h tests/test_header_counterparts.sh $(GENERATED)/tests/header_counterpart.c
 	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_headers.sh $(CUDA_PATH) $(TEST_BUILD)/headers $(CUBIND_MODULES)
+	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_header_counterparts.sh $(CUDA_PATH) $(CUBIND_MODULES)
 	@$(RESULTS) passed test-headers
 
 test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS) $(RELEASE_MOCKS)

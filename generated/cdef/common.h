@@ -38,6 +38,81 @@ struct dim3 {
 typedef struct dim3 dim3;
 
 /* driver_types.h */
+enum { cudaHostAllocDefault = 0 };
+enum { cudaHostAllocPortable = 1 };
+enum { cudaHostAllocMapped = 2 };
+enum { cudaHostAllocWriteCombined = 4 };
+enum { cudaHostRegisterDefault = 0 };
+enum { cudaHostRegisterPortable = 1 };
+enum { cudaHostRegisterMapped = 2 };
+enum { cudaHostRegisterIoMemory = 4 };
+enum { cudaHostRegisterReadOnly = 8 };
+enum { cudaPeerAccessDefault = 0 };
+enum { cudaStreamDefault = 0 };
+enum { cudaStreamNonBlocking = 1 };
+enum { cudaEventDefault = 0 };
+enum { cudaEventBlockingSync = 1 };
+enum { cudaEventDisableTiming = 2 };
+enum { cudaEventInterprocess = 4 };
+enum { cudaEventRecordDefault = 0 };
+enum { cudaEventRecordExternal = 1 };
+enum { cudaEventWaitDefault = 0 };
+enum { cudaEventWaitExternal = 1 };
+enum { cudaDeviceScheduleAuto = 0 };
+enum { cudaDeviceScheduleSpin = 1 };
+enum { cudaDeviceScheduleYield = 2 };
+enum { cudaDeviceScheduleBlockingSync = 4 };
+enum { cudaDeviceBlockingSync = 4 };
+enum { cudaDeviceScheduleMask = 7 };
+enum { cudaDeviceMapHost = 8 };
+enum { cudaDeviceLmemResizeToMax = 16 };
+enum { cudaDeviceSyncMemops = 128 };
+enum { cudaDeviceMask = 255 };
+enum { cudaArrayDefault = 0 };
+enum { cudaArrayLayered = 1 };
+enum { cudaArraySurfaceLoadStore = 2 };
+enum { cudaArrayCubemap = 4 };
+enum { cudaArrayTextureGather = 8 };
+enum { cudaArrayColorAttachment = 32 };
+enum { cudaArraySparse = 64 };
+enum { cudaArrayDeferredMapping = 128 };
+enum { cudaIpcMemLazyEnablePeerAccess = 1 };
+enum { cudaMemAttachGlobal = 1 };
+enum { cudaMemAttachHost = 2 };
+enum { cudaMemAttachSingle = 4 };
+enum { cudaOccupancyDefault = 0 };
+enum { cudaOccupancyDisableCachingOverride = 1 };
+enum { cudaCpuDeviceId = -1 };
+enum { cudaInvalidDeviceId = -2 };
+enum { cudaInitDeviceFlagsAreValid = 1 };
+enum { cudaArraySparsePropertiesSingleMipTail = 1 };
+enum { cudaMemPoolCreateUsageHwDecompress = 2 };
+enum { CUDA_IPC_HANDLE_SIZE = 64 };
+enum { cudaExternalMemoryDedicated = 1 };
+enum { cudaExternalSemaphoreSignalSkipNvSciBufMemSync = 1 };
+enum { cudaExternalSemaphoreWaitSkipNvSciBufMemSync = 2 };
+enum { cudaNvSciSyncAttrSignal = 1 };
+enum { cudaNvSciSyncAttrWait = 2 };
+enum { cudaGraphKernelNodePortDefault = 0 };
+enum { cudaGraphKernelNodePortProgrammatic = 1 };
+enum { cudaGraphKernelNodePortLaunchCompletion = 2 };
+enum { cudaStreamAttributeAccessPolicyWindow = 1 };
+enum { cudaStreamAttributeSynchronizationPolicy = 3 };
+enum { cudaStreamAttributeMemSyncDomainMap = 9 };
+enum { cudaStreamAttributeMemSyncDomain = 10 };
+enum { cudaStreamAttributePriority = 8 };
+enum { cudaKernelNodeAttributeAccessPolicyWindow = 1 };
+enum { cudaKernelNodeAttributeCooperative = 2 };
+enum { cudaKernelNodeAttributePriority = 8 };
+enum { cudaKernelNodeAttributeClusterDimension = 4 };
+enum { cudaKernelNodeAttributeClusterSchedulingPolicyPreference = 5 };
+enum { cudaKernelNodeAttributeMemSyncDomainMap = 9 };
+enum { cudaKernelNodeAttributeMemSyncDomain = 10 };
+enum { cudaKernelNodeAttributePreferredSharedMemoryCarveout = 14 };
+enum { cudaKernelNodeAttributeDeviceUpdatableKernelNode = 13 };
+enum { cudaKernelNodeAttributeNvlinkUtilCentricScheduling = 16 };
+/* cudaStreamLegacy = ( ( cudaStream_t ) 0x1 ): a pointer constant, not declared here (constants.json has its value) */
+/* cudaStreamPerThread = ( ( cudaStream_t ) 0x2 ): a pointer constant, not declared here (constants.json has its value) */
 enum cudaError {
     cudaSuccess = 0,
     cudaErrorInvalidValue = 1,
@@ -346,7 +421,37 @@ enum cudaClusterSchedulingPolicy {
     cudaClusterSchedulingPolicySpread = 1,
     cudaClusterSchedulingPolicyLoadBalancing = 2
 };
+enum cudaStreamUpdateCaptureDependenciesFlags {
+    cudaStreamAddCaptureDependencies = 0,
+    cudaStreamSetCaptureDependencies = 1
+};
+enum cudaUserObjectFlags {
+    cudaUserObjectNoDestructorSync = 1
+};
+enum cudaUserObjectRetainFlags {
+    cudaGraphUserObjectMove = 1
+};
 struct cudaGraphicsResource;
+enum cudaGraphicsRegisterFlags {
+    cudaGraphicsRegisterFlagsNone = 0,
+    cudaGraphicsRegisterFlagsReadOnly = 1,
+    cudaGraphicsRegisterFlagsWriteDiscard = 2,
+    cudaGraphicsRegisterFlagsSurfaceLoadStore = 4,
+    cudaGraphicsRegisterFlagsTextureGather = 8
+};
+enum cudaGraphicsMapFlags {
+    cudaGraphicsMapFlagsNone = 0,
+    cudaGraphicsMapFlagsReadOnly = 1,
+    cudaGraphicsMapFlagsWriteDiscard = 2
+};
+enum cudaGraphicsCubeFace {
+    cudaGraphicsCubeFacePositiveX = 0,
+    cudaGraphicsCubeFaceNegativeX = 1,
+    cudaGraphicsCubeFacePositiveY = 2,
+    cudaGraphicsCubeFaceNegativeY = 3,
+    cudaGraphicsCubeFacePositiveZ = 4,
+    cudaGraphicsCubeFaceNegativeZ = 5
+};
 enum cudaResourceType {
     cudaResourceTypeArray = 0,
     cudaResourceTypeMipmappedArray = 1,
@@ -454,6 +559,17 @@ enum cudaSharedMemConfig {
     cudaSharedMemBankSizeFourByte = 1,
     cudaSharedMemBankSizeEightByte = 2
 };
+enum cudaSharedCarveout {
+    cudaSharedmemCarveoutDefault = -1,
+    cudaSharedmemCarveoutMaxShared = 100,
+    cudaSharedmemCarveoutMaxL1 = 0
+};
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
+};
 enum cudaLimit {
     cudaLimitStackSize = 0,
     cudaLimitPrintfFifoSize = 1,
@@ -480,6 +596,15 @@ enum cudaMemRangeAttribute {
     cudaMemRangeAttributePreferredLocationId = 6,
     cudaMemRangeAttributeLastPrefetchLocationType = 7,
     cudaMemRangeAttributeLastPrefetchLocationId = 8
+};
+enum cudaFlushGPUDirectRDMAWritesOptions {
+    cudaFlushGPUDirectRDMAWritesOptionHost = 1,
+    cudaFlushGPUDirectRDMAWritesOptionMemOps = 2
+};
+enum cudaGPUDirectRDMAWritesOrdering {
+    cudaGPUDirectRDMAWritesOrderingNone = 0,
+    cudaGPUDirectRDMAWritesOrderingOwner = 100,
+    cudaGPUDirectRDMAWritesOrderingAllDevices = 200
 };
 enum cudaFlushGPUDirectRDMAWritesScope {
     cudaFlushGPUDirectRDMAWritesToOwner = 100,
@@ -707,6 +832,10 @@ enum cudaGraphMemAttributeType {
     cudaGraphMemAttrReservedMemCurrent = 2,
     cudaGraphMemAttrReservedMemHigh = 3
 };
+enum cudaMemcpyFlags {
+    cudaMemcpyFlagDefault = 0,
+    cudaMemcpyFlagPreferOverlapWithCompute = 1
+};
 enum cudaMemcpySrcAccessOrder {
     cudaMemcpySrcAccessOrderInvalid = 0,
     cudaMemcpySrcAccessOrderStream = 1,
@@ -762,6 +891,15 @@ enum cudaAtomicOperation {
     cudaAtomicOperationFloatAdd = 10,
     cudaAtomicOperationFloatMin = 11,
     cudaAtomicOperationFloatMax = 12
+};
+enum cudaAtomicOperationCapability {
+    cudaAtomicCapabilitySigned = 1,
+    cudaAtomicCapabilityUnsigned = 2,
+    cudaAtomicCapabilityReduction = 4,
+    cudaAtomicCapabilityScalar32 = 8,
+    cudaAtomicCapabilityScalar64 = 16,
+    cudaAtomicCapabilityScalar128 = 32,
+    cudaAtomicCapabilityVector32x4 = 64
 };
 struct CUuuid_st {
     char bytes[16];
@@ -974,10 +1112,24 @@ enum cudaLibraryOption {
     cudaLibraryHostUniversalFunctionAndDataTable = 0,
     cudaLibraryBinaryIsPreserved = 1
 };
+enum cudaJit_CacheMode {
+    cudaJitCacheOptionNone = 0,
+    cudaJitCacheOptionCG = 1,
+    cudaJitCacheOptionCA = 2
+};
+enum cudaJit_Fallback {
+    cudaPreferPtx = 0,
+    cudaPreferBinary = 1
+};
 struct CUlib_st;
 typedef struct CUlib_st *cudaLibrary_t;
 struct CUmemPoolHandle_st;
 typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+enum cudaCGScope {
+    cudaCGScopeInvalid = 0,
+    cudaCGScopeGrid = 1,
+    cudaCGScopeReserved = 2
+};
 struct cudaKernelNodeParams {
     void *func;
     dim3 gridDim;
@@ -1013,6 +1165,9 @@ struct cudaExternalSemaphoreWaitNodeParamsV2 {
     cudaExternalSemaphore_t *extSemArray;
     const struct cudaExternalSemaphoreWaitParams *paramsArray;
     unsigned int numExtSems;
+};
+enum cudaGraphConditionalHandleFlags {
+    cudaGraphCondAssignDefault = 1
 };
 enum cudaGraphConditionalNodeType {
     cudaGraphCondTypeIf = 0,
@@ -1061,6 +1216,11 @@ struct cudaGraphNodeParams {
     union { long long reserved1[29]; struct cudaKernelNodeParamsV2 kernel; struct cudaMemcpyNodeParams memcpy; struct cudaMemsetParamsV2 memset; struct cudaHostNodeParamsV2 host; struct cudaChildGraphNodeParams graph; struct cudaEventWaitNodeParams eventWait; struct cudaEventRecordNodeParams eventRecord; struct cudaExternalSemaphoreSignalNodeParamsV2 extSemSignal; struct cudaExternalSemaphoreWaitNodeParamsV2 extSemWait; struct cudaMemAllocNodeParamsV2 alloc; struct cudaMemFreeNodeParams free; struct cudaConditionalNodeParams conditional; };
     long long reserved2;
 };
+enum cudaGraphDependencyType_enum {
+    cudaGraphDependencyTypeDefault = 0,
+    cudaGraphDependencyTypeProgrammatic = 1
+};
+typedef enum cudaGraphDependencyType_enum cudaGraphDependencyType;
 struct cudaGraphEdgeData_st {
     unsigned char from_port;
     unsigned char to_port;
@@ -1105,10 +1265,40 @@ struct cudaGraphExecUpdateResultInfo_st {
 typedef struct cudaGraphExecUpdateResultInfo_st cudaGraphExecUpdateResultInfo;
 struct CUgraphDeviceUpdatableNode_st;
 typedef struct CUgraphDeviceUpdatableNode_st *cudaGraphDeviceNode_t;
+enum cudaGraphKernelNodeField {
+    cudaGraphKernelNodeFieldInvalid = 0,
+    cudaGraphKernelNodeFieldGridDim = 1,
+    cudaGraphKernelNodeFieldParam = 2,
+    cudaGraphKernelNodeFieldEnabled = 3
+};
+enum cudaGetDriverEntryPointFlags {
+    cudaEnableDefault = 0,
+    cudaEnableLegacyStream = 1,
+    cudaEnablePerThreadDefaultStream = 2
+};
 enum cudaDriverEntryPointQueryResult {
     cudaDriverEntryPointSuccess = 0,
     cudaDriverEntryPointSymbolNotFound = 1,
     cudaDriverEntryPointVersionNotSufficent = 2
+};
+enum cudaGraphDebugDotFlags {
+    cudaGraphDebugDotFlagsVerbose = 1,
+    cudaGraphDebugDotFlagsKernelNodeParams = 4,
+    cudaGraphDebugDotFlagsMemcpyNodeParams = 8,
+    cudaGraphDebugDotFlagsMemsetNodeParams = 16,
+    cudaGraphDebugDotFlagsHostNodeParams = 32,
+    cudaGraphDebugDotFlagsEventNodeParams = 64,
+    cudaGraphDebugDotFlagsExtSemasSignalNodeParams = 128,
+    cudaGraphDebugDotFlagsExtSemasWaitNodeParams = 256,
+    cudaGraphDebugDotFlagsKernelNodeAttributes = 512,
+    cudaGraphDebugDotFlagsHandles = 1024,
+    cudaGraphDebugDotFlagsConditionalNodeParams = 32768
+};
+enum cudaGraphInstantiateFlags {
+    cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
+    cudaGraphInstantiateFlagUpload = 2,
+    cudaGraphInstantiateFlagDeviceLaunch = 4,
+    cudaGraphInstantiateFlagUseNodePriority = 8
 };
 enum cudaLaunchMemSyncDomain {
     cudaLaunchMemSyncDomainDefault = 0,
@@ -1173,6 +1363,10 @@ struct cudaLaunchConfig_st {
     unsigned int numAttrs;
 };
 typedef struct cudaLaunchConfig_st cudaLaunchConfig_t;
+enum cudaDeviceNumaConfig {
+    cudaDeviceNumaConfigNone = 0,
+    cudaDeviceNumaConfigNumaNode = 1
+};
 struct cudaAsyncCallbackEntry;
 typedef struct cudaAsyncCallbackEntry *cudaAsyncCallbackHandle_t;
 enum cudaAsyncNotificationType_enum {
@@ -1264,11 +1458,37 @@ enum libraryPropertyType_t {
 typedef enum libraryPropertyType_t libraryPropertyType;
 typedef enum cudaDataType_t cudaDataType_t;
 typedef enum cudaEmulationStrategy_t cudaEmulationStrategy_t;
+typedef enum cudaEmulationMantissaControl_t cudaEmulationMantissaControl_t;
+typedef enum cudaEmulationSpecialValuesSupport_t cudaEmulationSpecialValuesSupport_t;
+typedef enum libraryPropertyType_t libraryPropertyType_t;
 
 /* surface_types.h */
+enum { cudaSurfaceType1D = 1 };
+enum { cudaSurfaceType2D = 2 };
+enum { cudaSurfaceType3D = 3 };
+enum { cudaSurfaceTypeCubemap = 12 };
+enum { cudaSurfaceType1DLayered = 241 };
+enum { cudaSurfaceType2DLayered = 242 };
+enum { cudaSurfaceTypeCubemapLayered = 252 };
+enum cudaSurfaceBoundaryMode {
+    cudaBoundaryModeZero = 0,
+    cudaBoundaryModeClamp = 1,
+    cudaBoundaryModeTrap = 2
+};
+enum cudaSurfaceFormatMode {
+    cudaFormatModeForced = 0,
+    cudaFormatModeAuto = 1
+};
 typedef unsigned long long cudaSurfaceObject_t;
 
 /* texture_types.h */
+enum { cudaTextureType1D = 1 };
+enum { cudaTextureType2D = 2 };
+enum { cudaTextureType3D = 3 };
+enum { cudaTextureTypeCubemap = 12 };
+enum { cudaTextureType1DLayered = 241 };
+enum { cudaTextureType2DLayered = 242 };
+enum { cudaTextureTypeCubemapLayered = 252 };
 enum cudaTextureAddressMode {
     cudaAddressModeWrap = 0,
     cudaAddressModeClamp = 1,

@@ -38,6 +38,81 @@ struct dim3 {
 typedef struct dim3 dim3;
 
 /* driver_types.h */
+enum { cudaHostAllocDefault = 0 };
+enum { cudaHostAllocPortable = 1 };
+enum { cudaHostAllocMapped = 2 };
+enum { cudaHostAllocWriteCombined = 4 };
+enum { cudaHostRegisterDefault = 0 };
+enum { cudaHostRegisterPortable = 1 };
+enum { cudaHostRegisterMapped = 2 };
+enum { cudaHostRegisterIoMemory = 4 };
+enum { cudaHostRegisterReadOnly = 8 };
+enum { cudaPeerAccessDefault = 0 };
+enum { cudaStreamDefault = 0 };
+enum { cudaStreamNonBlocking = 1 };
+enum { cudaEventDefault = 0 };
+enum { cudaEventBlockingSync = 1 };
+enum { cudaEventDisableTiming = 2 };
+enum { cudaEventInterprocess = 4 };
+enum { cudaEventRecordDefault = 0 };
+enum { cudaEventRecordExternal = 1 };
+enum { cudaEventWaitDefault = 0 };
+enum { cudaEventWaitExternal = 1 };
+enum { cudaDeviceScheduleAuto = 0 };
+enum { cudaDeviceScheduleSpin = 1 };
+enum { cudaDeviceScheduleYield = 2 };
+enum { cudaDeviceScheduleBlockingSync = 4 };
+enum { cudaDeviceBlockingSync = 4 };
+enum { cudaDeviceScheduleMask = 7 };
+enum { cudaDeviceMapHost = 8 };
+enum { cudaDeviceLmemResizeToMax = 16 };
+enum { cudaDeviceSyncMemops = 128 };
+enum { cudaDeviceMask = 255 };
+enum { cudaArrayDefault = 0 };
+enum { cudaArrayLayered = 1 };
+enum { cudaArraySurfaceLoadStore = 2 };
+enum { cudaArrayCubemap = 4 };
+enum { cudaArrayTextureGather = 8 };
+enum { cudaArrayColorAttachment = 32 };
+enum { cudaArraySparse = 64 };
+enum { cudaArrayDeferredMapping = 128 };
+enum { cudaIpcMemLazyEnablePeerAccess = 1 };
+enum { cudaMemAttachGlobal = 1 };
+enum { cudaMemAttachHost = 2 };
+enum { cudaMemAttachSingle = 4 };
+enum { cudaOccupancyDefault = 0 };
+enum { cudaOccupancyDisableCachingOverride = 1 };
+enum { cudaCpuDeviceId = -1 };
+enum { cudaInvalidDeviceId = -2 };
+enum { cudaInitDeviceFlagsAreValid = 1 };
+enum { cudaArraySparsePropertiesSingleMipTail = 1 };
+enum { cudaMemPoolCreateUsageHwDecompress = 2 };
+enum { CUDA_IPC_HANDLE_SIZE = 64 };
+enum { cudaExternalMemoryDedicated = 1 };
+enum { cudaExternalSemaphoreSignalSkipNvSciBufMemSync = 1 };
+enum { cudaExternalSemaphoreWaitSkipNvSciBufMemSync = 2 };
+enum { cudaNvSciSyncAttrSignal = 1 };
+enum { cudaNvSciSyncAttrWait = 2 };
+enum { cudaGraphKernelNodePortDefault = 0 };
+enum { cudaGraphKernelNodePortProgrammatic = 1 };
+enum { cudaGraphKernelNodePortLaunchCompletion = 2 };
+enum { cudaStreamAttributeAccessPolicyWindow = 1 };
+enum { cudaStreamAttributeSynchronizationPolicy = 3 };
+enum { cudaStreamAttributeMemSyncDomainMap = 9 };
+enum { cudaStreamAttributeMemSyncDomain = 10 };
+enum { cudaStreamAttributePriority = 8 };
+enum { cudaKernelNodeAttributeAccessPolicyWindow = 1 };
+enum { cudaKernelNodeAttributeCooperative = 2 };
+enum { cudaKernelNodeAttributePriority = 8 };
+enum { cudaKernelNodeAttributeClusterDimension = 4 };
+enum { cudaKernelNodeAttributeClusterSchedulingPolicyPreference = 5 };
+enum { cudaKernelNodeAttributeMemSyncDomainMap = 9 };
+enum { cudaKernelNodeAttributeMemSyncDomain = 10 };
+enum { cudaKernelNodeAttributePreferredSharedMemoryCarveout = 14 };
+enum { cudaKernelNodeAttributeDeviceUpdatableKernelNode = 13 };
+enum { cudaKernelNodeAttributeNvlinkUtilCentricScheduling = 16 };
+/* cudaStreamLegacy = ( ( cudaStream_t ) 0x1 ): a pointer constant, not declared here (constants.json has its value) */
+/* cudaStreamPerThread = ( ( cudaStream_t ) 0x2 ): a pointer constant, not declared here (constants.json has its value) */
 enum cudaError {
     cudaSuccess = 0,
     cudaErrorInvalidValue = 1,
@@ -346,7 +421,37 @@ enum cudaClusterSchedulingPolicy {
     cudaClusterSchedulingPolicySpread = 1,
     cudaClusterSchedulingPolicyLoadBalancing = 2
 };
+enum cudaStreamUpdateCaptureDependenciesFlags {
+    cudaStreamAddCaptureDependencies = 0,
+    cudaStreamSetCaptureDependencies = 1
+};
+enum cudaUserObjectFlags {
+    cudaUserObjectNoDestructorSync = 1
+};
+enum cudaUserObjectRetainFlags {
+    cudaGraphUserObjectMove = 1
+};
 struct cudaGraphicsResource;
+enum cudaGraphicsRegisterFlags {
+    cudaGraphicsRegisterFlagsNone = 0,
+    cudaGraphicsRegisterFlagsReadOnly = 1,
+    cudaGraphicsRegisterFlagsWriteDiscard = 2,
+    cudaGraphicsRegisterFlagsSurfaceLoadStore = 4,
+    cudaGraphicsRegisterFlagsTextureGather = 8
+};
+enum cudaGraphicsMapFlags {
+    cudaGraphicsMapFlagsNone = 0,
+    cudaGraphicsMapFlagsReadOnly = 1,
+    cudaGraphicsMapFlagsWriteDiscard = 2
+};
+enum cudaGraphicsCubeFace {
+    cudaGraphicsCubeFacePositiveX = 0,
+    cudaGraphicsCubeFaceNegativeX = 1,
+    cudaGraphicsCubeFacePositiveY = 2,
+    cudaGraphicsCubeFaceNegativeY = 3,
+    cudaGraphicsCubeFacePositiveZ = 4,
+    cudaGraphicsCubeFaceNegativeZ = 5
+};
 enum cudaResourceType {
     cudaResourceTypeArray = 0,
     cudaResourceTypeMipmappedArray = 1,
@@ -454,6 +559,17 @@ enum cudaSharedMemConfig {
     cudaSharedMemBankSizeFourByte = 1,
     cudaSharedMemBankSizeEightByte = 2
 };
+enum cudaSharedCarveout {
+    cudaSharedmemCarveoutDefault = -1,
+    cudaSharedmemCarveoutMaxShared = 100,
+    cudaSharedmemCarveoutMaxL1 = 0
+};
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
+};
 enum cudaLimit {
     cudaLimitStackSize = 0,
     cudaLimitPrintfFifoSize = 1,
@@ -480,6 +596,15 @@ enum cudaMemRangeAttribute {
     cudaMemRangeAttributePreferredLocationId = 6,
     cudaMemRangeAttributeLastPrefetchLocationType = 7,
     cudaMemRangeAttributeLastPrefetchLocationId = 8
+};
+enum cudaFlushGPUDirectRDMAWritesOptions {
+    cudaFlushGPUDirectRDMAWritesOptionHost = 1,
+    cudaFlushGPUDirectRDMAWritesOptionMemOps = 2
+};
+enum cudaGPUDirectRDMAWritesOrdering {
+    cudaGPUDirectRDMAWritesOrderingNone = 0,
+    cudaGPUDirectRDMAWritesOrderingOwner = 100,
+    cudaGPUDirectRDMAWritesOrderingAllDevices = 200
 };
 enum cudaFlushGPUDirectRDMAWritesScope {
     cudaFlushGPUDirectRDMAWritesToOwner = 100,
@@ -707,6 +832,10 @@ enum cudaGraphMemAttributeType {
     cudaGraphMemAttrReservedMemCurrent = 2,
     cudaGraphMemAttrReservedMemHigh = 3
 };
+enum cudaMemcpyFlags {
+    cudaMemcpyFlagDefault = 0,
+    cudaMemcpyFlagPreferOverlapWithCompute = 1
+};
 enum cudaMemcpySrcAccessOrder {
     cudaMemcpySrcAccessOrderInvalid = 0,
     cudaMemcpySrcAccessOrderStream = 1,
@@ -762,6 +891,15 @@ enum cudaAtomicOperation {
     cudaAtomicOperationFloatAdd = 10,
     cudaAtomicOperationFloatMin = 11,
     cudaAtomicOperationFloatMax = 12
+};
+enum cudaAtomicOperationCapability {
+    cudaAtomicCapabilitySigned = 1,
+    cudaAtomicCapabilityUnsigned = 2,
+    cudaAtomicCapabilityReduction = 4,
+    cudaAtomicCapabilityScalar32 = 8,
+    cudaAtomicCapabilityScalar64 = 16,
+    cudaAtomicCapabilityScalar128 = 32,
+    cudaAtomicCapabilityVector32x4 = 64
 };
 struct CUuuid_st {
     char bytes[16];
@@ -974,10 +1112,24 @@ enum cudaLibraryOption {
     cudaLibraryHostUniversalFunctionAndDataTable = 0,
     cudaLibraryBinaryIsPreserved = 1
 };
+enum cudaJit_CacheMode {
+    cudaJitCacheOptionNone = 0,
+    cudaJitCacheOptionCG = 1,
+    cudaJitCacheOptionCA = 2
+};
+enum cudaJit_Fallback {
+    cudaPreferPtx = 0,
+    cudaPreferBinary = 1
+};
 struct CUlib_st;
 typedef struct CUlib_st *cudaLibrary_t;
 struct CUmemPoolHandle_st;
 typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+enum cudaCGScope {
+    cudaCGScopeInvalid = 0,
+    cudaCGScopeGrid = 1,
+    cudaCGScopeReserved = 2
+};
 struct cudaKernelNodeParams {
     void *func;
     dim3 gridDim;
@@ -1013,6 +1165,9 @@ struct cudaExternalSemaphoreWaitNodeParamsV2 {
     cudaExternalSemaphore_t *extSemArray;
     const struct cudaExternalSemaphoreWaitParams *paramsArray;
     unsigned int numExtSems;
+};
+enum cudaGraphConditionalHandleFlags {
+    cudaGraphCondAssignDefault = 1
 };
 enum cudaGraphConditionalNodeType {
     cudaGraphCondTypeIf = 0,
@@ -1061,6 +1216,11 @@ struct cudaGraphNodeParams {
     union { long long reserved1[29]; struct cudaKernelNodeParamsV2 kernel; struct cudaMemcpyNodeParams memcpy; struct cudaMemsetParamsV2 memset; struct cudaHostNodeParamsV2 host; struct cudaChildGraphNodeParams graph; struct cudaEventWaitNodeParams eventWait; struct cudaEventRecordNodeParams eventRecord; struct cudaExternalSemaphoreSignalNodeParamsV2 extSemSignal; struct cudaExternalSemaphoreWaitNodeParamsV2 extSemWait; struct cudaMemAllocNodeParamsV2 alloc; struct cudaMemFreeNodeParams free; struct cudaConditionalNodeParams conditional; };
     long long reserved2;
 };
+enum cudaGraphDependencyType_enum {
+    cudaGraphDependencyTypeDefault = 0,
+    cudaGraphDependencyTypeProgrammatic = 1
+};
+typedef enum cudaGraphDependencyType_enum cudaGraphDependencyType;
 struct cudaGraphEdgeData_st {
     unsigned char from_port;
     unsigned char to_port;
@@ -1105,10 +1265,40 @@ struct cudaGraphExecUpdateResultInfo_st {
 typedef struct cudaGraphExecUpdateResultInfo_st cudaGraphExecUpdateResultInfo;
 struct CUgraphDeviceUpdatableNode_st;
 typedef struct CUgraphDeviceUpdatableNode_st *cudaGraphDeviceNode_t;
+enum cudaGraphKernelNodeField {
+    cudaGraphKernelNodeFieldInvalid = 0,
+    cudaGraphKernelNodeFieldGridDim = 1,
+    cudaGraphKernelNodeFieldParam = 2,
+    cudaGraphKernelNodeFieldEnabled = 3
+};
+enum cudaGetDriverEntryPointFlags {
+    cudaEnableDefault = 0,
+    cudaEnableLegacyStream = 1,
+    cudaEnablePerThreadDefaultStream = 2
+};
 enum cudaDriverEntryPointQueryResult {
     cudaDriverEntryPointSuccess = 0,
     cudaDriverEntryPointSymbolNotFound = 1,
     cudaDriverEntryPointVersionNotSufficent = 2
+};
+enum cudaGraphDebugDotFlags {
+    cudaGraphDebugDotFlagsVerbose = 1,
+    cudaGraphDebugDotFlagsKernelNodeParams = 4,
+    cudaGraphDebugDotFlagsMemcpyNodeParams = 8,
+    cudaGraphDebugDotFlagsMemsetNodeParams = 16,
+    cudaGraphDebugDotFlagsHostNodeParams = 32,
+    cudaGraphDebugDotFlagsEventNodeParams = 64,
+    cudaGraphDebugDotFlagsExtSemasSignalNodeParams = 128,
+    cudaGraphDebugDotFlagsExtSemasWaitNodeParams = 256,
+    cudaGraphDebugDotFlagsKernelNodeAttributes = 512,
+    cudaGraphDebugDotFlagsHandles = 1024,
+    cudaGraphDebugDotFlagsConditionalNodeParams = 32768
+};
+enum cudaGraphInstantiateFlags {
+    cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
+    cudaGraphInstantiateFlagUpload = 2,
+    cudaGraphInstantiateFlagDeviceLaunch = 4,
+    cudaGraphInstantiateFlagUseNodePriority = 8
 };
 enum cudaLaunchMemSyncDomain {
     cudaLaunchMemSyncDomainDefault = 0,
@@ -1173,6 +1363,10 @@ struct cudaLaunchConfig_st {
     unsigned int numAttrs;
 };
 typedef struct cudaLaunchConfig_st cudaLaunchConfig_t;
+enum cudaDeviceNumaConfig {
+    cudaDeviceNumaConfigNone = 0,
+    cudaDeviceNumaConfigNumaNode = 1
+};
 struct cudaAsyncCallbackEntry;
 typedef struct cudaAsyncCallbackEntry *cudaAsyncCallbackHandle_t;
 enum cudaAsyncNotificationType_enum {
@@ -1264,11 +1458,37 @@ enum libraryPropertyType_t {
 typedef enum libraryPropertyType_t libraryPropertyType;
 typedef enum cudaDataType_t cudaDataType_t;
 typedef enum cudaEmulationStrategy_t cudaEmulationStrategy_t;
+typedef enum cudaEmulationMantissaControl_t cudaEmulationMantissaControl_t;
+typedef enum cudaEmulationSpecialValuesSupport_t cudaEmulationSpecialValuesSupport_t;
+typedef enum libraryPropertyType_t libraryPropertyType_t;
 
 /* surface_types.h */
+enum { cudaSurfaceType1D = 1 };
+enum { cudaSurfaceType2D = 2 };
+enum { cudaSurfaceType3D = 3 };
+enum { cudaSurfaceTypeCubemap = 12 };
+enum { cudaSurfaceType1DLayered = 241 };
+enum { cudaSurfaceType2DLayered = 242 };
+enum { cudaSurfaceTypeCubemapLayered = 252 };
+enum cudaSurfaceBoundaryMode {
+    cudaBoundaryModeZero = 0,
+    cudaBoundaryModeClamp = 1,
+    cudaBoundaryModeTrap = 2
+};
+enum cudaSurfaceFormatMode {
+    cudaFormatModeForced = 0,
+    cudaFormatModeAuto = 1
+};
 typedef unsigned long long cudaSurfaceObject_t;
 
 /* texture_types.h */
+enum { cudaTextureType1D = 1 };
+enum { cudaTextureType2D = 2 };
+enum { cudaTextureType3D = 3 };
+enum { cudaTextureTypeCubemap = 12 };
+enum { cudaTextureType1DLayered = 241 };
+enum { cudaTextureType2DLayered = 242 };
+enum { cudaTextureTypeCubemapLayered = 252 };
 enum cudaTextureAddressMode {
     cudaAddressModeWrap = 0,
     cudaAddressModeClamp = 1,
@@ -1299,6 +1519,12 @@ struct cudaTextureDesc {
     int seamlessCubemap;
 };
 typedef unsigned long long cudaTextureObject_t;
+
+/* cuda_runtime_api.h */
+enum { CUDART_VERSION = 13000 };
+enum { __CUDART_API_VERSION = 13000 };
+typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void *);
+typedef void (*cudaLogsCallback_t)(void *, cudaLogLevel, char *, size_t);
 
 /* cublas_api.h */
 enum { CUBLAS_VER_MAJOR = 13 };
@@ -2437,6 +2663,7 @@ enum { CUFFT_VERSION = 12000 };
 enum { MAX_CUFFT_ERROR = 21 };
 enum { CUFFT_FORWARD = -1 };
 enum { CUFFT_INVERSE = 1 };
+enum { CUFFT_COMPATIBILITY_DEFAULT = 1 };
 enum { MAX_SHIM_RANK = 3 };
 enum { CUFFT_PLAN_NULL = -1 };
 enum cufftResult_t {
@@ -3052,12 +3279,6 @@ typedef enum {
 typedef void *cudaLibMgGrid_t;
 typedef void *cudaLibMgMatrixDesc_t;
 
-/* cuda_runtime_api.h */
-enum { CUDART_VERSION = 13000 };
-enum { __CUDART_API_VERSION = 13000 };
-typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void *);
-typedef void (*cudaLogsCallback_t)(void *, cudaLogLevel, char *, size_t);
-
 /* cuda.h */
 enum { CUDA_VERSION = 13000 };
 enum { CU_IPC_HANDLE_SIZE = 64 };
@@ -3067,6 +3288,21 @@ enum { CU_GRAPH_COND_ASSIGN_DEFAULT = 1 };
 enum { CU_GRAPH_KERNEL_NODE_PORT_DEFAULT = 0 };
 enum { CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC = 1 };
 enum { CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER = 2 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_COOPERATIVE = 2 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_PRIORITY = 8 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN = 10 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14 };
+enum { CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1 };
+enum { CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3 };
+enum { CU_STREAM_ATTRIBUTE_PRIORITY = 8 };
+enum { CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9 };
+enum { CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN = 10 };
 enum { CU_MEMHOSTALLOC_PORTABLE = 1 };
 enum { CU_MEMHOSTALLOC_DEVICEMAP = 2 };
 enum { CU_MEMHOSTALLOC_WRITECOMBINED = 4 };
@@ -3107,8 +3343,15 @@ enum { CU_LAUNCH_PARAM_END_AS_INT = 0 };
 enum { CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT = 1 };
 enum { CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT = 2 };
 enum { CU_PARAM_TR_DEFAULT = -1 };
+enum { CU_DEVICE_CPU = -1 };
+enum { CU_DEVICE_INVALID = -2 };
 enum { RESOURCE_ABI_VERSION = 1 };
 enum { RESOURCE_ABI_EXTERNAL_BYTES = 48 };
+/* CU_STREAM_LEGACY = ( ( CUstream ) 0x1 ): a pointer constant, not declared here (constants.json has its value) */
+/* CU_STREAM_PER_THREAD = ( ( CUstream ) 0x2 ): a pointer constant, not declared here (constants.json has its value) */
+/* CU_LAUNCH_PARAM_END = ( ( void * ) CU_LAUNCH_PARAM_END_AS_INT ): a pointer constant, not declared here (constants.json has its value) */
+/* CU_LAUNCH_PARAM_BUFFER_POINTER = ( ( void * ) CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT ): a pointer constant, not declared here (constants.json has its value) */
+/* CU_LAUNCH_PARAM_BUFFER_SIZE = ( ( void * ) CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT ): a pointer constant, not declared here (constants.json has its value) */
 typedef uint32_t cuuint32_t;
 typedef uint64_t cuuint64_t;
 typedef unsigned long long CUdeviceptr_v2;
@@ -5137,7 +5380,10 @@ enum { NCCL_MAJOR = 2 };
 enum { NCCL_MINOR = 28 };
 enum { NCCL_PATCH = 9 };
 enum { NCCL_VERSION_CODE = 22809 };
+enum { NCCL_COMM_NULL = 0 };
 enum { NCCL_UNIQUE_ID_BYTES = 128 };
+enum { NCCL_CONFIG_UNDEF_INT = -2147483648 };
+enum { NCCL_CONFIG_UNDEF_PTR = 0 };
 enum { NCCL_SPLIT_NOCOLOR = -1 };
 enum { NCCL_WIN_DEFAULT = 0 };
 enum { NCCL_WIN_COLL_SYMMETRIC = 1 };
@@ -5148,6 +5394,8 @@ enum { NCCL_CTA_POLICY_ZERO = 2 };
 enum { NCCL_SHRINK_DEFAULT = 0 };
 enum { NCCL_SHRINK_ABORT = 1 };
 enum { NCCL_REVOKE_DEFAULT = 0 };
+/* NCCL_SUFFIX = "": a string constant, not declared here (constants.json has its value) */
+/* NCCL_UNDEF_FLOAT = - 1.0f: a float constant, not declared here (constants.json has its value) */
 struct ncclComm;
 typedef struct ncclComm *ncclComm_t;
 struct ncclWindow_vidmem;
@@ -5234,6 +5482,9 @@ typedef enum {
 enum { CUDNN_GRAPH_MAJOR = 9 };
 enum { CUDNN_GRAPH_MINOR = 19 };
 enum { CUDNN_GRAPH_PATCH = 0 };
+enum { CUDNN_SEV_ERROR_EN = 2 };
+enum { CUDNN_SEV_WARNING_EN = 4 };
+enum { CUDNN_SEV_INFO_EN = 8 };
 enum { CUDNN_DIM_MAX = 8 };
 struct cudnnContext;
 typedef struct cudnnContext *cudnnHandle_t;
@@ -5966,6 +6217,9 @@ enum { CUDNN_OPS_MINOR = 19 };
 enum { CUDNN_OPS_PATCH = 0 };
 enum { CUDNN_LRN_MIN_N = 1 };
 enum { CUDNN_LRN_MAX_N = 16 };
+/* CUDNN_LRN_MIN_K = 1e-5: a float constant, not declared here (constants.json has its value) */
+/* CUDNN_LRN_MIN_BETA = 0.01: a float constant, not declared here (constants.json has its value) */
+/* CUDNN_BN_MIN_EPSILON = 0.0: a float constant, not declared here (constants.json has its value) */
 struct cudnnTensorStruct;
 typedef struct cudnnTensorStruct *cudnnTensorDescriptor_t;
 struct cudnnPoolingStruct;
@@ -6323,12 +6577,19 @@ enum { NVML_API_VERSION = 12 };
 enum { NVML_VALUE_NOT_AVAILABLE = -1 };
 enum { NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE = 32 };
 enum { NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE = 16 };
+enum { nvmlPciInfoExt_v1 = 16777280 };
+enum { nvmlMemory_v2 = 33554472 };
+enum { nvmlProcessDetailList_v1 = 16777240 };
+enum { nvmlC2cModeInfo_v1 = 16777220 };
 enum { NVML_NVLINK_MAX_LINKS = 18 };
+enum { NVML_TOPOLOGY_CPU = 40 };
 enum { NVML_MAX_PHYSICAL_BRIDGE = 128 };
 enum { NVML_MAX_THERMAL_SENSORS_PER_GPU = 3 };
 enum { nvmlFlagDefault = 0 };
 enum { nvmlFlagForce = 1 };
 enum { MAX_CLK_DOMAINS = 32 };
+enum { NVML_SINGLE_BIT_ECC = 0 };
+enum { NVML_DOUBLE_BIT_ECC = 1 };
 enum { NVML_MAX_GPU_PERF_PSTATES = 16 };
 enum { NVML_GRID_LICENSE_EXPIRY_NOT_AVAILABLE = 0 };
 enum { NVML_GRID_LICENSE_EXPIRY_INVALID = 1 };
@@ -6345,6 +6606,11 @@ enum { NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_NO = 0 };
 enum { NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_YES = 1 };
 enum { NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_NO = 0 };
 enum { NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES = 1 };
+enum { nvmlVgpuHeterogeneousMode_v1 = 16777224 };
+enum { nvmlVgpuPlacementId_v1 = 16777224 };
+enum { nvmlVgpuPlacementList_v1 = 16777240 };
+enum { nvmlVgpuInstancesUtilizationInfo_v1 = 16777248 };
+enum { nvmlVgpuProcessesUtilizationInfo_v1 = 16777240 };
 enum { NVML_VGPU_SCHEDULER_POLICY_UNKNOWN = 0 };
 enum { NVML_VGPU_SCHEDULER_POLICY_BEST_EFFORT = 1 };
 enum { NVML_VGPU_SCHEDULER_POLICY_EQUAL_SHARE = 2 };
@@ -6360,6 +6626,8 @@ enum { NVML_GRID_LICENSE_STATE_UNLICENSED_UNRESTRICTED = 2 };
 enum { NVML_GRID_LICENSE_STATE_UNLICENSED_RESTRICTED = 3 };
 enum { NVML_GRID_LICENSE_STATE_UNLICENSED = 4 };
 enum { NVML_GRID_LICENSE_STATE_LICENSED = 5 };
+enum { nvmlProcessesUtilizationInfo_v1 = 16777240 };
+enum { nvmlEccSramErrorStatus_v1 = 16777320 };
 enum { NVML_GSP_FIRMWARE_VERSION_BUF_SIZE = 64 };
 enum { NVML_DEVICE_ARCH_KEPLER = 2 };
 enum { NVML_DEVICE_ARCH_MAXWELL = 3 };
@@ -6608,6 +6876,7 @@ enum { nvmlClocksThrottleReasonHwThermalSlowdown = 64 };
 enum { nvmlClocksThrottleReasonHwPowerBrakeSlowdown = 128 };
 enum { nvmlClocksEventReasonDisplayClockSetting = 256 };
 enum { nvmlClocksEventReasonNone = 0 };
+enum { nvmlClocksEventReasonAll = 511 };
 enum { nvmlClocksThrottleReasonGpuIdle = 1 };
 enum { nvmlClocksThrottleReasonApplicationsClocksSetting = 2 };
 enum { nvmlClocksThrottleReasonSyncBoost = 16 };
@@ -6615,6 +6884,7 @@ enum { nvmlClocksThrottleReasonSwPowerCap = 4 };
 enum { nvmlClocksThrottleReasonSwThermalSlowdown = 32 };
 enum { nvmlClocksThrottleReasonDisplayClockSetting = 256 };
 enum { nvmlClocksThrottleReasonNone = 0 };
+enum { nvmlClocksThrottleReasonAll = 511 };
 enum { NVML_NVFBC_SESSION_FLAG_DIFFMAP_ENABLED = 1 };
 enum { NVML_NVFBC_SESSION_FLAG_CLASSIFICATIONMAP_ENABLED = 2 };
 enum { NVML_NVFBC_SESSION_FLAG_CAPTURE_WITH_WAIT_NO_WAIT = 4 };
@@ -6634,6 +6904,7 @@ enum { NVML_CC_SYSTEM_FEATURE_DISABLED = 0 };
 enum { NVML_CC_SYSTEM_FEATURE_ENABLED = 1 };
 enum { NVML_CC_SYSTEM_MULTIGPU_NONE = 0 };
 enum { NVML_CC_SYSTEM_MULTIGPU_PROTECTED_PCIE = 1 };
+enum { nvmlSystemConfComputeSettings_v1 = 16777236 };
 enum { NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE = 0 };
 enum { NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE = 1 };
 enum { NVML_GPU_CERT_CHAIN_SIZE = 4096 };
@@ -6645,6 +6916,8 @@ enum { NVML_CC_CEC_ATTESTATION_REPORT_NOT_PRESENT = 0 };
 enum { NVML_CC_CEC_ATTESTATION_REPORT_PRESENT = 1 };
 enum { NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN = 50 };
 enum { NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX = 75 };
+enum { nvmlConfComputeSetKeyRotationThresholdInfo_v1 = 16777232 };
+enum { nvmlConfComputeGetKeyRotationThresholdInfo_v1 = 16777232 };
 enum { NVML_GPU_FABRIC_UUID_LEN = 16 };
 enum { NVML_GPU_FABRIC_STATE_NOT_SUPPORTED = 0 };
 enum { NVML_GPU_FABRIC_STATE_NOT_STARTED = 1 };
@@ -6655,9 +6928,11 @@ enum { NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_TRUE = 1 };
 enum { NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_FALSE = 2 };
 enum { NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW = 0 };
 enum { NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_DEGRADED_BW = 17 };
+enum { nvmlGpuFabricInfo_v2 = 33554468 };
 enum { NVML_POWER_SCOPE_GPU = 0 };
 enum { NVML_POWER_SCOPE_MODULE = 1 };
 enum { NVML_POWER_SCOPE_MEMORY = 2 };
+enum { nvmlPowerValue_v2 = 33554444 };
 enum { NVML_INIT_FLAG_NO_GPUS = 1 };
 enum { NVML_INIT_FLAG_NO_ATTACH = 2 };
 enum { NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE = 16 };
@@ -6686,6 +6961,8 @@ enum { NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 = 8 };
 enum { NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 = 9 };
 enum { NVML_GPU_INSTANCE_PROFILE_COUNT = 10 };
 enum { NVML_GPU_INTSTANCE_PROFILE_CAPS_P2P = 1 };
+enum { nvmlGpuInstanceProfileInfo_v2 = 33554584 };
+enum { nvmlGpuInstanceProfileInfo_v3 = 50331800 };
 enum { NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE = 0 };
 enum { NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE = 1 };
 enum { NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE = 2 };
@@ -6697,6 +6974,8 @@ enum { NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 = 7 };
 enum { NVML_COMPUTE_INSTANCE_PROFILE_COUNT = 8 };
 enum { NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED = 0 };
 enum { NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_COUNT = 1 };
+enum { nvmlComputeInstanceProfileInfo_v2 = 33554568 };
+enum { nvmlComputeInstanceProfileInfo_v3 = 50331788 };
 enum { NVML_GPM_METRICS_GET_VERSION = 1 };
 enum { NVML_GPM_SUPPORT_VERSION = 1 };
 enum { NVML_NVLINK_POWER_STATE_HIGH_SPEED = 0 };
@@ -6704,6 +6983,9 @@ enum { NVML_NVLINK_POWER_STATE_LOW = 1 };
 enum { NVML_NVLINK_LOW_POWER_THRESHOLD_MIN = 1 };
 enum { NVML_NVLINK_LOW_POWER_THRESHOLD_MAX = 8191 };
 /* NVML_NVLINK_LOW_POWER_THRESHOLD_RESET = 0xFFFFFFFF: beyond int, not declared here */
+/* NVML_API_VERSION_STR = "12": a string constant, not declared here (constants.json has its value) */
+/* NVML_DEVICE_PCI_BUS_ID_LEGACY_FMT = "%04X:%02X:%02X.0": a string constant, not declared here (constants.json has its value) */
+/* NVML_DEVICE_PCI_BUS_ID_FMT = "%08X:%02X:%02X.0": a string constant, not declared here (constants.json has its value) */
 struct nvmlDevice_st;
 typedef struct nvmlDevice_st *nvmlDevice_t;
 typedef struct {

@@ -10,6 +10,9 @@
 enum { CUDNN_GRAPH_MAJOR = 9 };
 enum { CUDNN_GRAPH_MINOR = 19 };
 enum { CUDNN_GRAPH_PATCH = 0 };
+enum { CUDNN_SEV_ERROR_EN = 2 };
+enum { CUDNN_SEV_WARNING_EN = 4 };
+enum { CUDNN_SEV_INFO_EN = 8 };
 enum { CUDNN_DIM_MAX = 8 };
 struct cudnnContext;
 typedef struct cudnnContext *cudnnHandle_t;
@@ -742,6 +745,9 @@ enum { CUDNN_OPS_MINOR = 19 };
 enum { CUDNN_OPS_PATCH = 0 };
 enum { CUDNN_LRN_MIN_N = 1 };
 enum { CUDNN_LRN_MAX_N = 16 };
+/* CUDNN_LRN_MIN_K = 1e-5: a float constant, not declared here (constants.json has its value) */
+/* CUDNN_LRN_MIN_BETA = 0.01: a float constant, not declared here (constants.json has its value) */
+/* CUDNN_BN_MIN_EPSILON = 0.0: a float constant, not declared here (constants.json has its value) */
 struct cudnnTensorStruct;
 typedef struct cudnnTensorStruct *cudnnTensorDescriptor_t;
 struct cudnnPoolingStruct;

@@ -15,6 +15,7 @@ enum { CUFFT_VERSION = 12000 };
 enum { MAX_CUFFT_ERROR = 21 };
 enum { CUFFT_FORWARD = -1 };
 enum { CUFFT_INVERSE = 1 };
+enum { CUFFT_COMPATIBILITY_DEFAULT = 1 };
 enum { MAX_SHIM_RANK = 3 };
 enum { CUFFT_PLAN_NULL = -1 };
 enum cufftResult_t {

@@ -15,6 +15,21 @@ enum { CU_GRAPH_COND_ASSIGN_DEFAULT = 1 };
 enum { CU_GRAPH_KERNEL_NODE_PORT_DEFAULT = 0 };
 enum { CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC = 1 };
 enum { CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER = 2 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_COOPERATIVE = 2 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_PRIORITY = 8 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN = 10 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13 };
+enum { CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14 };
+enum { CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1 };
+enum { CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3 };
+enum { CU_STREAM_ATTRIBUTE_PRIORITY = 8 };
+enum { CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9 };
+enum { CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN = 10 };
 enum { CU_MEMHOSTALLOC_PORTABLE = 1 };
 enum { CU_MEMHOSTALLOC_DEVICEMAP = 2 };
 enum { CU_MEMHOSTALLOC_WRITECOMBINED = 4 };
@@ -55,8 +70,15 @@ enum { CU_LAUNCH_PARAM_END_AS_INT = 0 };
 enum { CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT = 1 };
 enum { CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT = 2 };
 enum { CU_PARAM_TR_DEFAULT = -1 };
+enum { CU_DEVICE_CPU = -1 };
+enum { CU_DEVICE_INVALID = -2 };
 enum { RESOURCE_ABI_VERSION = 1 };
 enum { RESOURCE_ABI_EXTERNAL_BYTES = 48 };
+/* CU_STREAM_LEGACY = ( ( CUstream ) 0x1 ): a pointer constant, not declared here (constants.json has its value) */
+/* CU_STREAM_PER_THREAD = ( ( CUstream ) 0x2 ): a pointer constant, not declared here (constants.json has its value) */
+/* CU_LAUNCH_PARAM_END = ( ( void * ) CU_LAUNCH_PARAM_END_AS_INT ): a pointer constant, not declared here (constants.json has its value) */
+/* CU_LAUNCH_PARAM_BUFFER_POINTER = ( ( void * ) CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT ): a pointer constant, not declared here (constants.json has its value) */
+/* CU_LAUNCH_PARAM_BUFFER_SIZE = ( ( void * ) CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT ): a pointer constant, not declared here (constants.json has its value) */
 typedef uint32_t cuuint32_t;
 typedef uint64_t cuuint64_t;
 typedef unsigned long long CUdeviceptr_v2;

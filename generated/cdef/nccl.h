@@ -11,7 +11,10 @@ enum { NCCL_MAJOR = 2 };
 enum { NCCL_MINOR = 28 };
 enum { NCCL_PATCH = 9 };
 enum { NCCL_VERSION_CODE = 22809 };
+enum { NCCL_COMM_NULL = 0 };
 enum { NCCL_UNIQUE_ID_BYTES = 128 };
+enum { NCCL_CONFIG_UNDEF_INT = -2147483648 };
+enum { NCCL_CONFIG_UNDEF_PTR = 0 };
 enum { NCCL_SPLIT_NOCOLOR = -1 };
 enum { NCCL_WIN_DEFAULT = 0 };
 enum { NCCL_WIN_COLL_SYMMETRIC = 1 };
@@ -22,6 +25,8 @@ enum { NCCL_CTA_POLICY_ZERO = 2 };
 enum { NCCL_SHRINK_DEFAULT = 0 };
 enum { NCCL_SHRINK_ABORT = 1 };
 enum { NCCL_REVOKE_DEFAULT = 0 };
+/* NCCL_SUFFIX = "": a string constant, not declared here (constants.json has its value) */
+/* NCCL_UNDEF_FLOAT = - 1.0f: a float constant, not declared here (constants.json has its value) */
 struct ncclComm;
 typedef struct ncclComm *ncclComm_t;
 struct ncclWindow_vidmem;

@@ -24,6 +24,10 @@
     printf("field %s.%s %zu %zu\n", name, #field, offsetof(type, field), sizeof(((type *)0)->field))
 #define SIGNED(name) printf("value %s %lld\n", #name, (long long)(name))
 #define UNSIGNED(name) printf("value %s %llu\n", #name, (unsigned long long)(name))
+/* floating, string and pointer constants: the value and the size of the type it has */
+#define FLOATING(name) printf("value %s %.17g %zu\n", #name, (double)(name), sizeof(name))
+#define STRING(name) printf("value %s \"%s\" %zu\n", #name, name, sizeof(name))
+#define POINTER(name) printf("value %s %zu %zu\n", #name, (size_t)(name), sizeof(name))
 
 #if defined(CUBIND_ABI_NVIDIA) && !defined(__cplusplus)
 _Static_assert(__builtin_types_compatible_p(__typeof__(&cuGetErrorString), __typeof__(&cubind_driver_get_error_string)),
@@ -3212,6 +3216,21 @@ int main(void)
     SIGNED(CU_GRAPH_KERNEL_NODE_PORT_DEFAULT);
     SIGNED(CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC);
     SIGNED(CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER);
+    SIGNED(CU_KERNEL_NODE_ATTRIBUTE_ACCESS_POLICY_WINDOW);
+    SIGNED(CU_KERNEL_NODE_ATTRIBUTE_COOPERATIVE);
+    SIGNED(CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_DIMENSION);
+    SIGNED(CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE);
+    SIGNED(CU_KERNEL_NODE_ATTRIBUTE_PRIORITY);
+    SIGNED(CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP);
+    SIGNED(CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN);
+    SIGNED(CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION);
+    SIGNED(CU_KERNEL_NODE_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE);
+    SIGNED(CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT);
+    SIGNED(CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW);
+    SIGNED(CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY);
+    SIGNED(CU_STREAM_ATTRIBUTE_PRIORITY);
+    SIGNED(CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP);
+    SIGNED(CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN);
     SIGNED(CU_MEMHOSTALLOC_PORTABLE);
     SIGNED(CU_MEMHOSTALLOC_DEVICEMAP);
     SIGNED(CU_MEMHOSTALLOC_WRITECOMBINED);
@@ -3252,8 +3271,15 @@ int main(void)
     SIGNED(CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT);
     SIGNED(CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT);
     SIGNED(CU_PARAM_TR_DEFAULT);
+    SIGNED(CU_DEVICE_CPU);
+    SIGNED(CU_DEVICE_INVALID);
     SIGNED(RESOURCE_ABI_VERSION);
     SIGNED(RESOURCE_ABI_EXTERNAL_BYTES);
+    POINTER(CU_STREAM_LEGACY);
+    POINTER(CU_STREAM_PER_THREAD);
+    POINTER(CU_LAUNCH_PARAM_END);
+    POINTER(CU_LAUNCH_PARAM_BUFFER_POINTER);
+    POINTER(CU_LAUNCH_PARAM_BUFFER_SIZE);
     SIZE("cuuint32_t", cuuint32_t);
     SIZE("cuuint64_t", cuuint64_t);
     SIZE("CUdeviceptr_v2", CUdeviceptr_v2);

@@ -23,6 +23,10 @@
     printf("field %s.%s %zu %zu\n", name, #field, offsetof(type, field), sizeof(((type *)0)->field))
 #define SIGNED(name) printf("value %s %lld\n", #name, (long long)(name))
 #define UNSIGNED(name) printf("value %s %llu\n", #name, (unsigned long long)(name))
+/* floating, string and pointer constants: the value and the size of the type it has */
+#define FLOATING(name) printf("value %s %.17g %zu\n", #name, (double)(name), sizeof(name))
+#define STRING(name) printf("value %s \"%s\" %zu\n", #name, name, sizeof(name))
+#define POINTER(name) printf("value %s %zu %zu\n", #name, (size_t)(name), sizeof(name))
 
 #if defined(CUBIND_ABI_NVIDIA) && !defined(__cplusplus)
 _Static_assert(__builtin_types_compatible_p(__typeof__(&nvmlInit_v2), __typeof__(&cubind_nvml_init)),
@@ -2318,12 +2322,19 @@ int main(void)
     SIGNED(NVML_VALUE_NOT_AVAILABLE);
     SIGNED(NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE);
     SIGNED(NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE);
+    SIGNED(nvmlPciInfoExt_v1);
+    SIGNED(nvmlMemory_v2);
+    SIGNED(nvmlProcessDetailList_v1);
+    SIGNED(nvmlC2cModeInfo_v1);
     SIGNED(NVML_NVLINK_MAX_LINKS);
+    SIGNED(NVML_TOPOLOGY_CPU);
     SIGNED(NVML_MAX_PHYSICAL_BRIDGE);
     SIGNED(NVML_MAX_THERMAL_SENSORS_PER_GPU);
     SIGNED(nvmlFlagDefault);
     SIGNED(nvmlFlagForce);
     SIGNED(MAX_CLK_DOMAINS);
+    SIGNED(NVML_SINGLE_BIT_ECC);
+    SIGNED(NVML_DOUBLE_BIT_ECC);
     SIGNED(NVML_MAX_GPU_PERF_PSTATES);
     SIGNED(NVML_GRID_LICENSE_EXPIRY_NOT_AVAILABLE);
     SIGNED(NVML_GRID_LICENSE_EXPIRY_INVALID);
@@ -2340,6 +2351,11 @@ int main(void)
     SIGNED(NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_YES);
     SIGNED(NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_NO);
     SIGNED(NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES);
+    SIGNED(nvmlVgpuHeterogeneousMode_v1);
+    SIGNED(nvmlVgpuPlacementId_v1);
+    SIGNED(nvmlVgpuPlacementList_v1);
+    SIGNED(nvmlVgpuInstancesUtilizationInfo_v1);
+    SIGNED(nvmlVgpuProcessesUtilizationInfo_v1);
     SIGNED(NVML_VGPU_SCHEDULER_POLICY_UNKNOWN);
     SIGNED(NVML_VGPU_SCHEDULER_POLICY_BEST_EFFORT);
     SIGNED(NVML_VGPU_SCHEDULER_POLICY_EQUAL_SHARE);
@@ -2355,6 +2371,8 @@ int main(void)
     SIGNED(NVML_GRID_LICENSE_STATE_UNLICENSED_RESTRICTED);
     SIGNED(NVML_GRID_LICENSE_STATE_UNLICENSED);
     SIGNED(NVML_GRID_LICENSE_STATE_LICENSED);
+    SIGNED(nvmlProcessesUtilizationInfo_v1);
+    SIGNED(nvmlEccSramErrorStatus_v1);
     SIGNED(NVML_GSP_FIRMWARE_VERSION_BUF_SIZE);
     SIGNED(NVML_DEVICE_ARCH_KEPLER);
     SIGNED(NVML_DEVICE_ARCH_MAXWELL);
@@ -2603,6 +2621,7 @@ int main(void)
     SIGNED(nvmlClocksThrottleReasonHwPowerBrakeSlowdown);
     SIGNED(nvmlClocksEventReasonDisplayClockSetting);
     SIGNED(nvmlClocksEventReasonNone);
+    SIGNED(nvmlClocksEventReasonAll);
     SIGNED(nvmlClocksThrottleReasonGpuIdle);
     SIGNED(nvmlClocksThrottleReasonApplicationsClocksSetting);
     SIGNED(nvmlClocksThrottleReasonSyncBoost);
@@ -2610,6 +2629,7 @@ int main(void)
     SIGNED(nvmlClocksThrottleReasonSwThermalSlowdown);
     SIGNED(nvmlClocksThrottleReasonDisplayClockSetting);
     SIGNED(nvmlClocksThrottleReasonNone);
+    SIGNED(nvmlClocksThrottleReasonAll);
     SIGNED(NVML_NVFBC_SESSION_FLAG_DIFFMAP_ENABLED);
     SIGNED(NVML_NVFBC_SESSION_FLAG_CLASSIFICATIONMAP_ENABLED);
     SIGNED(NVML_NVFBC_SESSION_FLAG_CAPTURE_WITH_WAIT_NO_WAIT);
@@ -2629,6 +2649,7 @@ int main(void)
     SIGNED(NVML_CC_SYSTEM_FEATURE_ENABLED);
     SIGNED(NVML_CC_SYSTEM_MULTIGPU_NONE);
     SIGNED(NVML_CC_SYSTEM_MULTIGPU_PROTECTED_PCIE);
+    SIGNED(nvmlSystemConfComputeSettings_v1);
     SIGNED(NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE);
     SIGNED(NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE);
     SIGNED(NVML_GPU_CERT_CHAIN_SIZE);
@@ -2640,6 +2661,8 @@ int main(void)
     SIGNED(NVML_CC_CEC_ATTESTATION_REPORT_PRESENT);
     SIGNED(NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN);
     SIGNED(NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX);
+    SIGNED(nvmlConfComputeSetKeyRotationThresholdInfo_v1);
+    SIGNED(nvmlConfComputeGetKeyRotationThresholdInfo_v1);
     SIGNED(NVML_GPU_FABRIC_UUID_LEN);
     SIGNED(NVML_GPU_FABRIC_STATE_NOT_SUPPORTED);
     SIGNED(NVML_GPU_FABRIC_STATE_NOT_STARTED);
@@ -2650,9 +2673,11 @@ int main(void)
     SIGNED(NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_FALSE);
     SIGNED(NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW);
     SIGNED(NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_DEGRADED_BW);
+    SIGNED(nvmlGpuFabricInfo_v2);
     SIGNED(NVML_POWER_SCOPE_GPU);
     SIGNED(NVML_POWER_SCOPE_MODULE);
     SIGNED(NVML_POWER_SCOPE_MEMORY);
+    SIGNED(nvmlPowerValue_v2);
     SIGNED(NVML_INIT_FLAG_NO_GPUS);
     SIGNED(NVML_INIT_FLAG_NO_ATTACH);
     SIGNED(NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE);
@@ -2681,6 +2706,8 @@ int main(void)
     SIGNED(NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2);
     SIGNED(NVML_GPU_INSTANCE_PROFILE_COUNT);
     SIGNED(NVML_GPU_INTSTANCE_PROFILE_CAPS_P2P);
+    SIGNED(nvmlGpuInstanceProfileInfo_v2);
+    SIGNED(nvmlGpuInstanceProfileInfo_v3);
     SIGNED(NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE);
     SIGNED(NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE);
     SIGNED(NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE);
@@ -2692,6 +2719,8 @@ int main(void)
     SIGNED(NVML_COMPUTE_INSTANCE_PROFILE_COUNT);
     SIGNED(NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED);
     SIGNED(NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_COUNT);
+    SIGNED(nvmlComputeInstanceProfileInfo_v2);
+    SIGNED(nvmlComputeInstanceProfileInfo_v3);
     SIGNED(NVML_GPM_METRICS_GET_VERSION);
     SIGNED(NVML_GPM_SUPPORT_VERSION);
     SIGNED(NVML_NVLINK_POWER_STATE_HIGH_SPEED);
@@ -2699,6 +2728,9 @@ int main(void)
     SIGNED(NVML_NVLINK_LOW_POWER_THRESHOLD_MIN);
     SIGNED(NVML_NVLINK_LOW_POWER_THRESHOLD_MAX);
     SIGNED(NVML_NVLINK_LOW_POWER_THRESHOLD_RESET);
+    STRING(NVML_API_VERSION_STR);
+    STRING(NVML_DEVICE_PCI_BUS_ID_LEGACY_FMT);
+    STRING(NVML_DEVICE_PCI_BUS_ID_FMT);
     SIZE("nvmlDevice_t", nvmlDevice_t);
     SIZE("nvmlPciInfoExt_v1_t", nvmlPciInfoExt_v1_t);
     FIELD("nvmlPciInfoExt_v1_t", nvmlPciInfoExt_v1_t, version);

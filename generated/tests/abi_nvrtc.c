@@ -23,6 +23,10 @@
     printf("field %s.%s %zu %zu\n", name, #field, offsetof(type, field), sizeof(((type *)0)->field))
 #define SIGNED(name) printf("value %s %lld\n", #name, (long long)(name))
 #define UNSIGNED(name) printf("value %s %llu\n", #name, (unsigned long long)(name))
+/* floating, string and pointer constants: the value and the size of the type it has */
+#define FLOATING(name) printf("value %s %.17g %zu\n", #name, (double)(name), sizeof(name))
+#define STRING(name) printf("value %s \"%s\" %zu\n", #name, name, sizeof(name))
+#define POINTER(name) printf("value %s %zu %zu\n", #name, (size_t)(name), sizeof(name))
 
 #if defined(CUBIND_ABI_NVIDIA) && !defined(__cplusplus)
 _Static_assert(__builtin_types_compatible_p(__typeof__(&nvrtcGetErrorString), __typeof__(&cubind_nvrtc_get_error_string)),

@@ -43,7 +43,13 @@
 #pragma GCC system_header
 #endif
 
+/* size_t, and none of <stddef.h>'s other names: a module header brings in no more of the C library
+ * than NVIDIA's does (nvml.h includes no C header at all). C11 and C++ allow the same typedef twice. */
+#if defined(__SIZE_TYPE__)
+typedef __SIZE_TYPE__ size_t;
+#else
 #include <stddef.h>
+#endif
 
 #include "cubind/platform.h"
 #include "cubind/version.h"

@@ -9148,7 +9148,7 @@ static inline cublasStatus_t cubind_cublas_create_inline(cublasHandle_t *handle)
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t *handle) = (cublasStatus_t (*)(cublasHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 0);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_create)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9161,7 +9161,7 @@ static inline cublasStatus_t cubind_cublas_destroy_inline(cublasHandle_t handle)
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle) = (cublasStatus_t (*)(cublasHandle_t handle))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 1);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_destroy)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9174,7 +9174,7 @@ static inline cublasStatus_t cubind_cublas_get_version_inline(cublasHandle_t han
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *version) = (cublasStatus_t (*)(cublasHandle_t handle, int *version))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 2);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_version)(handle, version);
     cubind_status = cubind_fn(handle, version);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9187,7 +9187,7 @@ static inline cublasStatus_t cubind_cublas_get_property_inline(libraryPropertyTy
 {
     cublasStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (cublasStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 3);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_property)(type, value);
     cubind_status = cubind_fn(type, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9199,7 +9199,7 @@ static inline cublasStatus_t cubind_cublas_get_property_inline(libraryPropertyTy
 static inline size_t cubind_cublas_get_cudart_version_inline(void)
 {
     size_t (*cubind_fn)(void) = (size_t (*)(void))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 4);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_cudart_version)();
     return cubind_fn();
 }
@@ -9209,7 +9209,7 @@ static inline cublasStatus_t cubind_cublas_set_workspace_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes) = (cublasStatus_t (*)(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 5);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_workspace)(handle, workspace, workspaceSizeInBytes);
     cubind_status = cubind_fn(handle, workspace, workspaceSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9222,7 +9222,7 @@ static inline cublasStatus_t cubind_cublas_set_stream_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaStream_t streamId) = (cublasStatus_t (*)(cublasHandle_t handle, cudaStream_t streamId))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 6);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_stream)(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9235,7 +9235,7 @@ static inline cublasStatus_t cubind_cublas_get_stream_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaStream_t *streamId) = (cublasStatus_t (*)(cublasHandle_t handle, cudaStream_t *streamId))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 7);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_stream)(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9248,7 +9248,7 @@ static inline cublasStatus_t cubind_cublas_get_pointer_mode_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasPointerMode_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasPointerMode_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 8);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_pointer_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9261,7 +9261,7 @@ static inline cublasStatus_t cubind_cublas_set_pointer_mode_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasPointerMode_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasPointerMode_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 9);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_pointer_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9274,7 +9274,7 @@ static inline cublasStatus_t cubind_cublas_get_atomics_mode_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasAtomicsMode_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasAtomicsMode_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 10);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_atomics_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9287,7 +9287,7 @@ static inline cublasStatus_t cubind_cublas_set_atomics_mode_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasAtomicsMode_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasAtomicsMode_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 11);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_atomics_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9300,7 +9300,7 @@ static inline cublasStatus_t cubind_cublas_get_math_mode_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasMath_t *mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasMath_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 12);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_math_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9313,7 +9313,7 @@ static inline cublasStatus_t cubind_cublas_set_math_mode_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasMath_t mode) = (cublasStatus_t (*)(cublasHandle_t handle, cublasMath_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 13);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_math_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9326,7 +9326,7 @@ static inline cublasStatus_t cubind_cublas_get_sm_count_target_inline(cublasHand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *smCountTarget) = (cublasStatus_t (*)(cublasHandle_t handle, int *smCountTarget))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 14);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_sm_count_target)(handle, smCountTarget);
     cubind_status = cubind_fn(handle, smCountTarget);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9339,7 +9339,7 @@ static inline cublasStatus_t cubind_cublas_set_sm_count_target_inline(cublasHand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int smCountTarget) = (cublasStatus_t (*)(cublasHandle_t handle, int smCountTarget))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 15);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_sm_count_target)(handle, smCountTarget);
     cubind_status = cubind_fn(handle, smCountTarget);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9352,7 +9352,7 @@ static inline cublasStatus_t cubind_cublas_get_emulation_strategy_inline(cublasH
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 16);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_emulation_strategy)(handle, emulationStrategy);
     cubind_status = cubind_fn(handle, emulationStrategy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9365,7 +9365,7 @@ static inline cublasStatus_t cubind_cublas_set_emulation_strategy_inline(cublasH
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 17);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_emulation_strategy)(handle, emulationStrategy);
     cubind_status = cubind_fn(handle, emulationStrategy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9378,7 +9378,7 @@ static inline cublasStatus_t cubind_cublas_get_emulation_special_values_support_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 18);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_emulation_special_values_support)(handle, mask);
     cubind_status = cubind_fn(handle, mask);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9391,7 +9391,7 @@ static inline cublasStatus_t cubind_cublas_set_emulation_special_values_support_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 19);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_emulation_special_values_support)(handle, mask);
     cubind_status = cubind_fn(handle, mask);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9404,7 +9404,7 @@ static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_co
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 20);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_fixed_point_emulation_mantissa_control)(handle, mantissaControl);
     cubind_status = cubind_fn(handle, mantissaControl);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9417,7 +9417,7 @@ static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_co
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl) = (cublasStatus_t (*)(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 21);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_fixed_point_emulation_mantissa_control)(handle, mantissaControl);
     cubind_status = cubind_fn(handle, mantissaControl);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9430,7 +9430,7 @@ static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_max_mantiss
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *maxMantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int *maxMantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 22);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count)(handle, maxMantissaBitCount);
     cubind_status = cubind_fn(handle, maxMantissaBitCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9443,7 +9443,7 @@ static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_max_mantiss
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int maxMantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int maxMantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 23);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count)(handle, maxMantissaBitCount);
     cubind_status = cubind_fn(handle, maxMantissaBitCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9456,7 +9456,7 @@ static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_bi
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *mantissaBitOffset) = (cublasStatus_t (*)(cublasHandle_t handle, int *mantissaBitOffset))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 24);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset)(handle, mantissaBitOffset);
     cubind_status = cubind_fn(handle, mantissaBitOffset);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9469,7 +9469,7 @@ static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bi
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int mantissaBitOffset) = (cublasStatus_t (*)(cublasHandle_t handle, int mantissaBitOffset))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 25);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset)(handle, mantissaBitOffset);
     cubind_status = cubind_fn(handle, mantissaBitOffset);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9482,7 +9482,7 @@ static inline cublasStatus_t cubind_cublas_get_fixed_point_emulation_mantissa_bi
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int **mantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int **mantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 26);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer)(handle, mantissaBitCount);
     cubind_status = cubind_fn(handle, mantissaBitCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9495,7 +9495,7 @@ static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bi
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int *mantissaBitCount) = (cublasStatus_t (*)(cublasHandle_t handle, int *mantissaBitCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 27);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer)(handle, mantissaBitCount);
     cubind_status = cubind_fn(handle, mantissaBitCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9507,7 +9507,7 @@ static inline cublasStatus_t cubind_cublas_set_fixed_point_emulation_mantissa_bi
 static inline const char *cubind_cublas_get_status_name_inline(cublasStatus_t status)
 {
     const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 28);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_status_name)(status);
     return cubind_fn(status);
 }
@@ -9516,7 +9516,7 @@ static inline const char *cubind_cublas_get_status_name_inline(cublasStatus_t st
 static inline const char *cubind_cublas_get_status_string_inline(cublasStatus_t status)
 {
     const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 29);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_status_string)(status);
     return cubind_fn(status);
 }
@@ -9526,7 +9526,7 @@ static inline cublasStatus_t cubind_cublas_logger_configure_inline(int logIsOn, 
 {
     cublasStatus_t (*cubind_fn)(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName) = (cublasStatus_t (*)(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 30);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_logger_configure)(logIsOn, logToStdOut, logToStdErr, logFileName);
     cubind_status = cubind_fn(logIsOn, logToStdOut, logToStdErr, logFileName);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9539,7 +9539,7 @@ static inline cublasStatus_t cubind_cublas_set_logger_callback_inline(cublasLogC
 {
     cublasStatus_t (*cubind_fn)(cublasLogCallback userCallback) = (cublasStatus_t (*)(cublasLogCallback userCallback))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 31);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_logger_callback)(userCallback);
     cubind_status = cubind_fn(userCallback);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9552,7 +9552,7 @@ static inline cublasStatus_t cubind_cublas_get_logger_callback_inline(cublasLogC
 {
     cublasStatus_t (*cubind_fn)(cublasLogCallback *userCallback) = (cublasStatus_t (*)(cublasLogCallback *userCallback))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 32);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_logger_callback)(userCallback);
     cubind_status = cubind_fn(userCallback);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9565,7 +9565,7 @@ static inline cublasStatus_t cubind_cublas_set_vector_inline(int n, int elemSize
 {
     cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy) = (cublasStatus_t (*)(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 33);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_vector)(n, elemSize, x, incx, devicePtr, incy);
     cubind_status = cubind_fn(n, elemSize, x, incx, devicePtr, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9578,7 +9578,7 @@ static inline cublasStatus_t cubind_cublas_set_vector_64_inline(int64_t n, int64
 {
     cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 34);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_vector_64)(n, elemSize, x, incx, devicePtr, incy);
     cubind_status = cubind_fn(n, elemSize, x, incx, devicePtr, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9591,7 +9591,7 @@ static inline cublasStatus_t cubind_cublas_get_vector_inline(int n, int elemSize
 {
     cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *x, int incx, void *y, int incy) = (cublasStatus_t (*)(int n, int elemSize, const void *x, int incx, void *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 35);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_vector)(n, elemSize, x, incx, y, incy);
     cubind_status = cubind_fn(n, elemSize, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9604,7 +9604,7 @@ static inline cublasStatus_t cubind_cublas_get_vector_64_inline(int64_t n, int64
 {
     cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 36);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_vector_64)(n, elemSize, x, incx, y, incy);
     cubind_status = cubind_fn(n, elemSize, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9617,7 +9617,7 @@ static inline cublasStatus_t cubind_cublas_set_matrix_inline(int rows, int cols,
 {
     cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 37);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_matrix)(rows, cols, elemSize, A, lda, B, ldb);
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9630,7 +9630,7 @@ static inline cublasStatus_t cubind_cublas_set_matrix_64_inline(int64_t rows, in
 {
     cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 38);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_matrix_64)(rows, cols, elemSize, A, lda, B, ldb);
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9643,7 +9643,7 @@ static inline cublasStatus_t cubind_cublas_get_matrix_inline(int rows, int cols,
 {
     cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 39);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_matrix)(rows, cols, elemSize, A, lda, B, ldb);
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9656,7 +9656,7 @@ static inline cublasStatus_t cubind_cublas_get_matrix_64_inline(int64_t rows, in
 {
     cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 40);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_matrix_64)(rows, cols, elemSize, A, lda, B, ldb);
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9669,7 +9669,7 @@ static inline cublasStatus_t cubind_cublas_set_vector_async_inline(int n, int el
 {
     cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream) = (cublasStatus_t (*)(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 41);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_vector_async)(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     cubind_status = cubind_fn(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9682,7 +9682,7 @@ static inline cublasStatus_t cubind_cublas_set_vector_async_64_inline(int64_t n,
 {
     cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 42);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_vector_async_64)(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     cubind_status = cubind_fn(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9695,7 +9695,7 @@ static inline cublasStatus_t cubind_cublas_get_vector_async_inline(int n, int el
 {
     cublasStatus_t (*cubind_fn)(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream) = (cublasStatus_t (*)(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 43);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_vector_async)(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     cubind_status = cubind_fn(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9708,7 +9708,7 @@ static inline cublasStatus_t cubind_cublas_get_vector_async_64_inline(int64_t n,
 {
     cublasStatus_t (*cubind_fn)(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream) = (cublasStatus_t (*)(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 44);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_vector_async_64)(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     cubind_status = cubind_fn(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9721,7 +9721,7 @@ static inline cublasStatus_t cubind_cublas_set_matrix_async_inline(int rows, int
 {
     cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 45);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_matrix_async)(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9734,7 +9734,7 @@ static inline cublasStatus_t cubind_cublas_set_matrix_async_64_inline(int64_t ro
 {
     cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 46);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_set_matrix_async_64)(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9747,7 +9747,7 @@ static inline cublasStatus_t cubind_cublas_get_matrix_async_inline(int rows, int
 {
     cublasStatus_t (*cubind_fn)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream) = (cublasStatus_t (*)(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 47);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_matrix_async)(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9760,7 +9760,7 @@ static inline cublasStatus_t cubind_cublas_get_matrix_async_64_inline(int64_t ro
 {
     cublasStatus_t (*cubind_fn)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream) = (cublasStatus_t (*)(int64_t rows, int64_t cols, int64_t elemSize, const void *A, int64_t lda, void *B, int64_t ldb, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 48);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_get_matrix_async_64)(rows, cols, elemSize, A, lda, B, ldb, stream);
     cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9772,7 +9772,7 @@ static inline cublasStatus_t cubind_cublas_get_matrix_async_64_inline(int64_t ro
 static inline void cubind_cublas_xerbla_inline(const char *srName, int info)
 {
     void (*cubind_fn)(const char *srName, int info) = (void (*)(const char *srName, int info))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 49);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL)) {
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn)) {
         (cubind_cublas_xerbla)(srName, info);
         return;
     }
@@ -9784,7 +9784,7 @@ static inline cublasStatus_t cubind_cublas_nrm2_ex_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 50);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_nrm2_ex)(handle, n, x, xType, incx, result, resultType, executionType);
     cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executionType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9797,7 +9797,7 @@ static inline cublasStatus_t cubind_cublas_nrm2ex_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 51);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_nrm2ex_64)(handle, n, x, xType, incx, result, resultType, executionType);
     cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executionType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9810,7 +9810,7 @@ static inline cublasStatus_t cubind_cublas_snrm2_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 52);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_snrm2)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9823,7 +9823,7 @@ static inline cublasStatus_t cubind_cublas_snrm2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 53);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_snrm2_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9836,7 +9836,7 @@ static inline cublasStatus_t cubind_cublas_dnrm2_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 54);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dnrm2)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9849,7 +9849,7 @@ static inline cublasStatus_t cubind_cublas_dnrm2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 55);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dnrm2_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9862,7 +9862,7 @@ static inline cublasStatus_t cubind_cublas_scnrm2_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 56);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_scnrm2)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9875,7 +9875,7 @@ static inline cublasStatus_t cubind_cublas_scnrm2_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 57);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_scnrm2_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9888,7 +9888,7 @@ static inline cublasStatus_t cubind_cublas_dznrm2_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 58);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dznrm2)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9901,7 +9901,7 @@ static inline cublasStatus_t cubind_cublas_dznrm2_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 59);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dznrm2_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9914,7 +9914,7 @@ static inline cublasStatus_t cubind_cublas_dot_ex_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 60);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dot_ex)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9927,7 +9927,7 @@ static inline cublasStatus_t cubind_cublas_dot_ex_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 61);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dot_ex_64)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9940,7 +9940,7 @@ static inline cublasStatus_t cubind_cublas_dotc_ex_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 62);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dotc_ex)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9953,7 +9953,7 @@ static inline cublasStatus_t cubind_cublas_dotc_ex_64_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 63);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dotc_ex_64)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9966,7 +9966,7 @@ static inline cublasStatus_t cubind_cublas_sdot_inline(cublasHandle_t handle, in
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 64);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sdot)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9979,7 +9979,7 @@ static inline cublasStatus_t cubind_cublas_sdot_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 65);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sdot_64)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -9992,7 +9992,7 @@ static inline cublasStatus_t cubind_cublas_ddot_inline(cublasHandle_t handle, in
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 66);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ddot)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10005,7 +10005,7 @@ static inline cublasStatus_t cubind_cublas_ddot_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 67);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ddot_64)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10018,7 +10018,7 @@ static inline cublasStatus_t cubind_cublas_cdotu_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 68);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cdotu)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10031,7 +10031,7 @@ static inline cublasStatus_t cubind_cublas_cdotu_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 69);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cdotu_64)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10044,7 +10044,7 @@ static inline cublasStatus_t cubind_cublas_cdotc_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 70);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cdotc)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10057,7 +10057,7 @@ static inline cublasStatus_t cubind_cublas_cdotc_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 71);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cdotc_64)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10070,7 +10070,7 @@ static inline cublasStatus_t cubind_cublas_zdotu_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 72);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zdotu)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10083,7 +10083,7 @@ static inline cublasStatus_t cubind_cublas_zdotu_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 73);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zdotu_64)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10096,7 +10096,7 @@ static inline cublasStatus_t cubind_cublas_zdotc_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 74);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zdotc)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10109,7 +10109,7 @@ static inline cublasStatus_t cubind_cublas_zdotc_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 75);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zdotc_64)(handle, n, x, incx, y, incy, result);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10122,7 +10122,7 @@ static inline cublasStatus_t cubind_cublas_scal_ex_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 76);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_scal_ex)(handle, n, alpha, alphaType, x, xType, incx, executionType);
     cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, executionType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10135,7 +10135,7 @@ static inline cublasStatus_t cubind_cublas_scal_ex_64_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int64_t incx, cudaDataType executionType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 77);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_scal_ex_64)(handle, n, alpha, alphaType, x, xType, incx, executionType);
     cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, executionType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10148,7 +10148,7 @@ static inline cublasStatus_t cubind_cublas_sscal_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 78);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sscal)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10161,7 +10161,7 @@ static inline cublasStatus_t cubind_cublas_sscal_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 79);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sscal_64)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10174,7 +10174,7 @@ static inline cublasStatus_t cubind_cublas_dscal_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 80);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dscal)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10187,7 +10187,7 @@ static inline cublasStatus_t cubind_cublas_dscal_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 81);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dscal_64)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10200,7 +10200,7 @@ static inline cublasStatus_t cubind_cublas_cscal_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 82);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cscal)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10213,7 +10213,7 @@ static inline cublasStatus_t cubind_cublas_cscal_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 83);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cscal_64)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10226,7 +10226,7 @@ static inline cublasStatus_t cubind_cublas_csscal_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 84);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csscal)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10239,7 +10239,7 @@ static inline cublasStatus_t cubind_cublas_csscal_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 85);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csscal_64)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10252,7 +10252,7 @@ static inline cublasStatus_t cubind_cublas_zscal_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 86);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zscal)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10265,7 +10265,7 @@ static inline cublasStatus_t cubind_cublas_zscal_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 87);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zscal_64)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10278,7 +10278,7 @@ static inline cublasStatus_t cubind_cublas_zdscal_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 88);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zdscal)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10291,7 +10291,7 @@ static inline cublasStatus_t cubind_cublas_zdscal_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 89);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zdscal_64)(handle, n, alpha, x, incx);
     cubind_status = cubind_fn(handle, n, alpha, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10304,7 +10304,7 @@ static inline cublasStatus_t cubind_cublas_axpy_ex_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 90);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_axpy_ex)(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10317,7 +10317,7 @@ static inline cublasStatus_t cubind_cublas_axpy_ex_64_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *alpha, cudaDataType alphaType, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 91);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_axpy_ex_64)(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10330,7 +10330,7 @@ static inline cublasStatus_t cubind_cublas_saxpy_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 92);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_saxpy)(handle, n, alpha, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10343,7 +10343,7 @@ static inline cublasStatus_t cubind_cublas_saxpy_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 93);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_saxpy_64)(handle, n, alpha, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10356,7 +10356,7 @@ static inline cublasStatus_t cubind_cublas_daxpy_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 94);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_daxpy)(handle, n, alpha, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10369,7 +10369,7 @@ static inline cublasStatus_t cubind_cublas_daxpy_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 95);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_daxpy_64)(handle, n, alpha, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10382,7 +10382,7 @@ static inline cublasStatus_t cubind_cublas_caxpy_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 96);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_caxpy)(handle, n, alpha, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10395,7 +10395,7 @@ static inline cublasStatus_t cubind_cublas_caxpy_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 97);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_caxpy_64)(handle, n, alpha, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10408,7 +10408,7 @@ static inline cublasStatus_t cubind_cublas_zaxpy_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 98);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zaxpy)(handle, n, alpha, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10421,7 +10421,7 @@ static inline cublasStatus_t cubind_cublas_zaxpy_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 99);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zaxpy_64)(handle, n, alpha, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10434,7 +10434,7 @@ static inline cublasStatus_t cubind_cublas_copy_ex_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 100);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_copy_ex)(handle, n, x, xType, incx, y, yType, incy);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10447,7 +10447,7 @@ static inline cublasStatus_t cubind_cublas_copy_ex_64_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 101);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_copy_ex_64)(handle, n, x, xType, incx, y, yType, incy);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10460,7 +10460,7 @@ static inline cublasStatus_t cubind_cublas_scopy_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 102);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_scopy)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10473,7 +10473,7 @@ static inline cublasStatus_t cubind_cublas_scopy_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 103);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_scopy_64)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10486,7 +10486,7 @@ static inline cublasStatus_t cubind_cublas_dcopy_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 104);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dcopy)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10499,7 +10499,7 @@ static inline cublasStatus_t cubind_cublas_dcopy_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 105);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dcopy_64)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10512,7 +10512,7 @@ static inline cublasStatus_t cubind_cublas_ccopy_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 106);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ccopy)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10525,7 +10525,7 @@ static inline cublasStatus_t cubind_cublas_ccopy_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 107);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ccopy_64)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10538,7 +10538,7 @@ static inline cublasStatus_t cubind_cublas_zcopy_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 108);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zcopy)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10551,7 +10551,7 @@ static inline cublasStatus_t cubind_cublas_zcopy_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 109);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zcopy_64)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10564,7 +10564,7 @@ static inline cublasStatus_t cubind_cublas_sswap_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 110);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sswap)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10577,7 +10577,7 @@ static inline cublasStatus_t cubind_cublas_sswap_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 111);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sswap_64)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10590,7 +10590,7 @@ static inline cublasStatus_t cubind_cublas_dswap_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 112);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dswap)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10603,7 +10603,7 @@ static inline cublasStatus_t cubind_cublas_dswap_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 113);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dswap_64)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10616,7 +10616,7 @@ static inline cublasStatus_t cubind_cublas_cswap_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 114);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cswap)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10629,7 +10629,7 @@ static inline cublasStatus_t cubind_cublas_cswap_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 115);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cswap_64)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10642,7 +10642,7 @@ static inline cublasStatus_t cubind_cublas_zswap_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 116);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zswap)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10655,7 +10655,7 @@ static inline cublasStatus_t cubind_cublas_zswap_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 117);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zswap_64)(handle, n, x, incx, y, incy);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10668,7 +10668,7 @@ static inline cublasStatus_t cubind_cublas_swap_ex_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 118);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_swap_ex)(handle, n, x, xType, incx, y, yType, incy);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10681,7 +10681,7 @@ static inline cublasStatus_t cubind_cublas_swap_ex_64_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 119);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_swap_ex_64)(handle, n, x, xType, incx, y, yType, incy);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10694,7 +10694,7 @@ static inline cublasStatus_t cubind_cublas_isamax_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 120);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_isamax)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10707,7 +10707,7 @@ static inline cublasStatus_t cubind_cublas_isamax_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 121);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_isamax_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10720,7 +10720,7 @@ static inline cublasStatus_t cubind_cublas_idamax_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 122);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_idamax)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10733,7 +10733,7 @@ static inline cublasStatus_t cubind_cublas_idamax_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 123);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_idamax_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10746,7 +10746,7 @@ static inline cublasStatus_t cubind_cublas_icamax_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 124);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_icamax)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10759,7 +10759,7 @@ static inline cublasStatus_t cubind_cublas_icamax_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 125);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_icamax_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10772,7 +10772,7 @@ static inline cublasStatus_t cubind_cublas_izamax_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 126);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_izamax)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10785,7 +10785,7 @@ static inline cublasStatus_t cubind_cublas_izamax_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 127);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_izamax_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10798,7 +10798,7 @@ static inline cublasStatus_t cubind_cublas_iamax_ex_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 128);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_iamax_ex)(handle, n, x, xType, incx, result);
     cubind_status = cubind_fn(handle, n, x, xType, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10811,7 +10811,7 @@ static inline cublasStatus_t cubind_cublas_iamax_ex_64_inline(cublasHandle_t han
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 129);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_iamax_ex_64)(handle, n, x, xType, incx, result);
     cubind_status = cubind_fn(handle, n, x, xType, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10824,7 +10824,7 @@ static inline cublasStatus_t cubind_cublas_isamin_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 130);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_isamin)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10837,7 +10837,7 @@ static inline cublasStatus_t cubind_cublas_isamin_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 131);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_isamin_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10850,7 +10850,7 @@ static inline cublasStatus_t cubind_cublas_idamin_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 132);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_idamin)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10863,7 +10863,7 @@ static inline cublasStatus_t cubind_cublas_idamin_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 133);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_idamin_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10876,7 +10876,7 @@ static inline cublasStatus_t cubind_cublas_icamin_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 134);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_icamin)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10889,7 +10889,7 @@ static inline cublasStatus_t cubind_cublas_icamin_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 135);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_icamin_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10902,7 +10902,7 @@ static inline cublasStatus_t cubind_cublas_izamin_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 136);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_izamin)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10915,7 +10915,7 @@ static inline cublasStatus_t cubind_cublas_izamin_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 137);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_izamin_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10928,7 +10928,7 @@ static inline cublasStatus_t cubind_cublas_iamin_ex_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 138);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_iamin_ex)(handle, n, x, xType, incx, result);
     cubind_status = cubind_fn(handle, n, x, xType, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10941,7 +10941,7 @@ static inline cublasStatus_t cubind_cublas_iamin_ex_64_inline(cublasHandle_t han
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 139);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_iamin_ex_64)(handle, n, x, xType, incx, result);
     cubind_status = cubind_fn(handle, n, x, xType, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10954,7 +10954,7 @@ static inline cublasStatus_t cubind_cublas_asum_ex_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 140);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_asum_ex)(handle, n, x, xType, incx, result, resultType, executiontype);
     cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10967,7 +10967,7 @@ static inline cublasStatus_t cubind_cublas_asum_ex_64_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 141);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_asum_ex_64)(handle, n, x, xType, incx, result, resultType, executiontype);
     cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10980,7 +10980,7 @@ static inline cublasStatus_t cubind_cublas_sasum_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 142);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sasum)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -10993,7 +10993,7 @@ static inline cublasStatus_t cubind_cublas_sasum_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 143);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sasum_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11006,7 +11006,7 @@ static inline cublasStatus_t cubind_cublas_dasum_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 144);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dasum)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11019,7 +11019,7 @@ static inline cublasStatus_t cubind_cublas_dasum_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 145);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dasum_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11032,7 +11032,7 @@ static inline cublasStatus_t cubind_cublas_scasum_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 146);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_scasum)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11045,7 +11045,7 @@ static inline cublasStatus_t cubind_cublas_scasum_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 147);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_scasum_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11058,7 +11058,7 @@ static inline cublasStatus_t cubind_cublas_dzasum_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 148);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dzasum)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11071,7 +11071,7 @@ static inline cublasStatus_t cubind_cublas_dzasum_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 149);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dzasum_64)(handle, n, x, incx, result);
     cubind_status = cubind_fn(handle, n, x, incx, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11084,7 +11084,7 @@ static inline cublasStatus_t cubind_cublas_srot_inline(cublasHandle_t handle, in
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 150);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_srot)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11097,7 +11097,7 @@ static inline cublasStatus_t cubind_cublas_srot_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 151);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_srot_64)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11110,7 +11110,7 @@ static inline cublasStatus_t cubind_cublas_drot_inline(cublasHandle_t handle, in
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 152);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_drot)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11123,7 +11123,7 @@ static inline cublasStatus_t cubind_cublas_drot_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 153);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_drot_64)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11136,7 +11136,7 @@ static inline cublasStatus_t cubind_cublas_crot_inline(cublasHandle_t handle, in
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 154);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_crot)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11149,7 +11149,7 @@ static inline cublasStatus_t cubind_cublas_crot_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 155);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_crot_64)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11162,7 +11162,7 @@ static inline cublasStatus_t cubind_cublas_csrot_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 156);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csrot)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11175,7 +11175,7 @@ static inline cublasStatus_t cubind_cublas_csrot_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 157);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csrot_64)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11188,7 +11188,7 @@ static inline cublasStatus_t cubind_cublas_zrot_inline(cublasHandle_t handle, in
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 158);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zrot)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11201,7 +11201,7 @@ static inline cublasStatus_t cubind_cublas_zrot_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 159);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zrot_64)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11214,7 +11214,7 @@ static inline cublasStatus_t cubind_cublas_zdrot_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 160);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zdrot)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11227,7 +11227,7 @@ static inline cublasStatus_t cubind_cublas_zdrot_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 161);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zdrot_64)(handle, n, x, incx, y, incy, c, s);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11240,7 +11240,7 @@ static inline cublasStatus_t cubind_cublas_rot_ex_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 162);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_rot_ex)(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11253,7 +11253,7 @@ static inline cublasStatus_t cubind_cublas_rot_ex_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 163);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_rot_ex_64)(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11266,7 +11266,7 @@ static inline cublasStatus_t cubind_cublas_srotg_inline(cublasHandle_t handle, f
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, float *a, float *b, float *c, float *s) = (cublasStatus_t (*)(cublasHandle_t handle, float *a, float *b, float *c, float *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 164);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_srotg)(handle, a, b, c, s);
     cubind_status = cubind_fn(handle, a, b, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11279,7 +11279,7 @@ static inline cublasStatus_t cubind_cublas_drotg_inline(cublasHandle_t handle, d
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, double *a, double *b, double *c, double *s) = (cublasStatus_t (*)(cublasHandle_t handle, double *a, double *b, double *c, double *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 165);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_drotg)(handle, a, b, c, s);
     cubind_status = cubind_fn(handle, a, b, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11292,7 +11292,7 @@ static inline cublasStatus_t cubind_cublas_crotg_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 166);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_crotg)(handle, a, b, c, s);
     cubind_status = cubind_fn(handle, a, b, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11305,7 +11305,7 @@ static inline cublasStatus_t cubind_cublas_zrotg_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s) = (cublasStatus_t (*)(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 167);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zrotg)(handle, a, b, c, s);
     cubind_status = cubind_fn(handle, a, b, c, s);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11318,7 +11318,7 @@ static inline cublasStatus_t cubind_cublas_rotg_ex_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, void *a, void *b, cudaDataType abType, void *c, void *s, cudaDataType csType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 168);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_rotg_ex)(handle, a, b, abType, c, s, csType, executiontype);
     cubind_status = cubind_fn(handle, a, b, abType, c, s, csType, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11331,7 +11331,7 @@ static inline cublasStatus_t cubind_cublas_srotm_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 169);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_srotm)(handle, n, x, incx, y, incy, param);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11344,7 +11344,7 @@ static inline cublasStatus_t cubind_cublas_srotm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 170);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_srotm_64)(handle, n, x, incx, y, incy, param);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11357,7 +11357,7 @@ static inline cublasStatus_t cubind_cublas_drotm_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 171);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_drotm)(handle, n, x, incx, y, incy, param);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11370,7 +11370,7 @@ static inline cublasStatus_t cubind_cublas_drotm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 172);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_drotm_64)(handle, n, x, incx, y, incy, param);
     cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11383,7 +11383,7 @@ static inline cublasStatus_t cubind_cublas_rotm_ex_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 173);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_rotm_ex)(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11396,7 +11396,7 @@ static inline cublasStatus_t cubind_cublas_rotm_ex_64_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 174);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_rotm_ex_64)(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11409,7 +11409,7 @@ static inline cublasStatus_t cubind_cublas_srotmg_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param) = (cublasStatus_t (*)(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 175);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_srotmg)(handle, d1, d2, x1, y1, param);
     cubind_status = cubind_fn(handle, d1, d2, x1, y1, param);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11422,7 +11422,7 @@ static inline cublasStatus_t cubind_cublas_drotmg_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param) = (cublasStatus_t (*)(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 176);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_drotmg)(handle, d1, d2, x1, y1, param);
     cubind_status = cubind_fn(handle, d1, d2, x1, y1, param);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11435,7 +11435,7 @@ static inline cublasStatus_t cubind_cublas_rotmg_ex_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype) = (cublasStatus_t (*)(cublasHandle_t handle, void *d1, cudaDataType d1Type, void *d2, cudaDataType d2Type, void *x1, cudaDataType x1Type, const void *y1, cudaDataType y1Type, void *param, cudaDataType paramType, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 177);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_rotmg_ex)(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
     cubind_status = cubind_fn(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11448,7 +11448,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 178);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11461,7 +11461,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 179);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11474,7 +11474,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 180);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11487,7 +11487,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 181);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11500,7 +11500,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 182);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11513,7 +11513,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 183);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11526,7 +11526,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 184);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11539,7 +11539,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 185);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemv_64)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11552,7 +11552,7 @@ static inline cublasStatus_t cubind_cublas_sgbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 186);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11565,7 +11565,7 @@ static inline cublasStatus_t cubind_cublas_sgbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 187);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11578,7 +11578,7 @@ static inline cublasStatus_t cubind_cublas_dgbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 188);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11591,7 +11591,7 @@ static inline cublasStatus_t cubind_cublas_dgbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 189);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11604,7 +11604,7 @@ static inline cublasStatus_t cubind_cublas_cgbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 190);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11617,7 +11617,7 @@ static inline cublasStatus_t cubind_cublas_cgbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 191);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11630,7 +11630,7 @@ static inline cublasStatus_t cubind_cublas_zgbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 192);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgbmv)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11643,7 +11643,7 @@ static inline cublasStatus_t cubind_cublas_zgbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 193);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgbmv_64)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11656,7 +11656,7 @@ static inline cublasStatus_t cubind_cublas_strmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 194);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_strmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11669,7 +11669,7 @@ static inline cublasStatus_t cubind_cublas_strmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 195);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_strmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11682,7 +11682,7 @@ static inline cublasStatus_t cubind_cublas_dtrmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 196);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtrmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11695,7 +11695,7 @@ static inline cublasStatus_t cubind_cublas_dtrmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 197);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtrmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11708,7 +11708,7 @@ static inline cublasStatus_t cubind_cublas_ctrmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 198);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctrmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11721,7 +11721,7 @@ static inline cublasStatus_t cubind_cublas_ctrmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 199);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctrmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11734,7 +11734,7 @@ static inline cublasStatus_t cubind_cublas_ztrmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 200);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztrmv)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11747,7 +11747,7 @@ static inline cublasStatus_t cubind_cublas_ztrmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 201);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztrmv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11760,7 +11760,7 @@ static inline cublasStatus_t cubind_cublas_stbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 202);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_stbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11773,7 +11773,7 @@ static inline cublasStatus_t cubind_cublas_stbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 203);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_stbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11786,7 +11786,7 @@ static inline cublasStatus_t cubind_cublas_dtbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 204);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11799,7 +11799,7 @@ static inline cublasStatus_t cubind_cublas_dtbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 205);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11812,7 +11812,7 @@ static inline cublasStatus_t cubind_cublas_ctbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 206);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11825,7 +11825,7 @@ static inline cublasStatus_t cubind_cublas_ctbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 207);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11838,7 +11838,7 @@ static inline cublasStatus_t cubind_cublas_ztbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 208);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztbmv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11851,7 +11851,7 @@ static inline cublasStatus_t cubind_cublas_ztbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 209);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztbmv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11864,7 +11864,7 @@ static inline cublasStatus_t cubind_cublas_stpmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 210);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_stpmv)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11877,7 +11877,7 @@ static inline cublasStatus_t cubind_cublas_stpmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 211);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_stpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11890,7 +11890,7 @@ static inline cublasStatus_t cubind_cublas_dtpmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 212);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtpmv)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11903,7 +11903,7 @@ static inline cublasStatus_t cubind_cublas_dtpmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 213);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11916,7 +11916,7 @@ static inline cublasStatus_t cubind_cublas_ctpmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 214);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctpmv)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11929,7 +11929,7 @@ static inline cublasStatus_t cubind_cublas_ctpmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 215);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11942,7 +11942,7 @@ static inline cublasStatus_t cubind_cublas_ztpmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 216);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztpmv)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11955,7 +11955,7 @@ static inline cublasStatus_t cubind_cublas_ztpmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 217);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztpmv_64)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11968,7 +11968,7 @@ static inline cublasStatus_t cubind_cublas_strsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 218);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_strsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11981,7 +11981,7 @@ static inline cublasStatus_t cubind_cublas_strsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 219);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_strsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -11994,7 +11994,7 @@ static inline cublasStatus_t cubind_cublas_dtrsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 220);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtrsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12007,7 +12007,7 @@ static inline cublasStatus_t cubind_cublas_dtrsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 221);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtrsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12020,7 +12020,7 @@ static inline cublasStatus_t cubind_cublas_ctrsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 222);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctrsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12033,7 +12033,7 @@ static inline cublasStatus_t cubind_cublas_ctrsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 223);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctrsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12046,7 +12046,7 @@ static inline cublasStatus_t cubind_cublas_ztrsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 224);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztrsv)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12059,7 +12059,7 @@ static inline cublasStatus_t cubind_cublas_ztrsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 225);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztrsv_64)(handle, uplo, trans, diag, n, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12072,7 +12072,7 @@ static inline cublasStatus_t cubind_cublas_stpsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 226);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_stpsv)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12085,7 +12085,7 @@ static inline cublasStatus_t cubind_cublas_stpsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 227);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_stpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12098,7 +12098,7 @@ static inline cublasStatus_t cubind_cublas_dtpsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 228);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtpsv)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12111,7 +12111,7 @@ static inline cublasStatus_t cubind_cublas_dtpsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 229);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12124,7 +12124,7 @@ static inline cublasStatus_t cubind_cublas_ctpsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 230);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctpsv)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12137,7 +12137,7 @@ static inline cublasStatus_t cubind_cublas_ctpsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 231);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12150,7 +12150,7 @@ static inline cublasStatus_t cubind_cublas_ztpsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 232);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztpsv)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12163,7 +12163,7 @@ static inline cublasStatus_t cubind_cublas_ztpsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 233);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztpsv_64)(handle, uplo, trans, diag, n, AP, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12176,7 +12176,7 @@ static inline cublasStatus_t cubind_cublas_stbsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 234);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_stbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12189,7 +12189,7 @@ static inline cublasStatus_t cubind_cublas_stbsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 235);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_stbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12202,7 +12202,7 @@ static inline cublasStatus_t cubind_cublas_dtbsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 236);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12215,7 +12215,7 @@ static inline cublasStatus_t cubind_cublas_dtbsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 237);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12228,7 +12228,7 @@ static inline cublasStatus_t cubind_cublas_ctbsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 238);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12241,7 +12241,7 @@ static inline cublasStatus_t cubind_cublas_ctbsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 239);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12254,7 +12254,7 @@ static inline cublasStatus_t cubind_cublas_ztbsv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 240);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztbsv)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12267,7 +12267,7 @@ static inline cublasStatus_t cubind_cublas_ztbsv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 241);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztbsv_64)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12280,7 +12280,7 @@ static inline cublasStatus_t cubind_cublas_ssymv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 242);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12293,7 +12293,7 @@ static inline cublasStatus_t cubind_cublas_ssymv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 243);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12306,7 +12306,7 @@ static inline cublasStatus_t cubind_cublas_dsymv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 244);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12319,7 +12319,7 @@ static inline cublasStatus_t cubind_cublas_dsymv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 245);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12332,7 +12332,7 @@ static inline cublasStatus_t cubind_cublas_csymv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 246);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12345,7 +12345,7 @@ static inline cublasStatus_t cubind_cublas_csymv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 247);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12358,7 +12358,7 @@ static inline cublasStatus_t cubind_cublas_zsymv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 248);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsymv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12371,7 +12371,7 @@ static inline cublasStatus_t cubind_cublas_zsymv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 249);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsymv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12384,7 +12384,7 @@ static inline cublasStatus_t cubind_cublas_chemv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 250);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chemv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12397,7 +12397,7 @@ static inline cublasStatus_t cubind_cublas_chemv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 251);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chemv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12410,7 +12410,7 @@ static inline cublasStatus_t cubind_cublas_zhemv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 252);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhemv)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12423,7 +12423,7 @@ static inline cublasStatus_t cubind_cublas_zhemv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 253);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhemv_64)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12436,7 +12436,7 @@ static inline cublasStatus_t cubind_cublas_ssbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 254);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12449,7 +12449,7 @@ static inline cublasStatus_t cubind_cublas_ssbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 255);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12462,7 +12462,7 @@ static inline cublasStatus_t cubind_cublas_dsbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 256);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12475,7 +12475,7 @@ static inline cublasStatus_t cubind_cublas_dsbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 257);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12488,7 +12488,7 @@ static inline cublasStatus_t cubind_cublas_chbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 258);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12501,7 +12501,7 @@ static inline cublasStatus_t cubind_cublas_chbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 259);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12514,7 +12514,7 @@ static inline cublasStatus_t cubind_cublas_zhbmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 260);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhbmv)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12527,7 +12527,7 @@ static inline cublasStatus_t cubind_cublas_zhbmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 261);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhbmv_64)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12540,7 +12540,7 @@ static inline cublasStatus_t cubind_cublas_sspmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 262);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sspmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12553,7 +12553,7 @@ static inline cublasStatus_t cubind_cublas_sspmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 263);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sspmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12566,7 +12566,7 @@ static inline cublasStatus_t cubind_cublas_dspmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 264);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dspmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12579,7 +12579,7 @@ static inline cublasStatus_t cubind_cublas_dspmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 265);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dspmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12592,7 +12592,7 @@ static inline cublasStatus_t cubind_cublas_chpmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 266);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chpmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12605,7 +12605,7 @@ static inline cublasStatus_t cubind_cublas_chpmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 267);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chpmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12618,7 +12618,7 @@ static inline cublasStatus_t cubind_cublas_zhpmv_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 268);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhpmv)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12631,7 +12631,7 @@ static inline cublasStatus_t cubind_cublas_zhpmv_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 269);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhpmv_64)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12644,7 +12644,7 @@ static inline cublasStatus_t cubind_cublas_sger_inline(cublasHandle_t handle, in
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 270);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sger)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12657,7 +12657,7 @@ static inline cublasStatus_t cubind_cublas_sger_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 271);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sger_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12670,7 +12670,7 @@ static inline cublasStatus_t cubind_cublas_dger_inline(cublasHandle_t handle, in
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 272);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dger)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12683,7 +12683,7 @@ static inline cublasStatus_t cubind_cublas_dger_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 273);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dger_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12696,7 +12696,7 @@ static inline cublasStatus_t cubind_cublas_cgeru_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 274);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgeru)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12709,7 +12709,7 @@ static inline cublasStatus_t cubind_cublas_cgeru_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 275);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgeru_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12722,7 +12722,7 @@ static inline cublasStatus_t cubind_cublas_cgerc_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 276);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgerc)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12735,7 +12735,7 @@ static inline cublasStatus_t cubind_cublas_cgerc_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 277);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgerc_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12748,7 +12748,7 @@ static inline cublasStatus_t cubind_cublas_zgeru_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 278);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgeru)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12761,7 +12761,7 @@ static inline cublasStatus_t cubind_cublas_zgeru_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 279);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgeru_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12774,7 +12774,7 @@ static inline cublasStatus_t cubind_cublas_zgerc_inline(cublasHandle_t handle, i
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 280);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgerc)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12787,7 +12787,7 @@ static inline cublasStatus_t cubind_cublas_zgerc_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 281);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgerc_64)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12800,7 +12800,7 @@ static inline cublasStatus_t cubind_cublas_ssyr_inline(cublasHandle_t handle, cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 282);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssyr)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12813,7 +12813,7 @@ static inline cublasStatus_t cubind_cublas_ssyr_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 283);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12826,7 +12826,7 @@ static inline cublasStatus_t cubind_cublas_dsyr_inline(cublasHandle_t handle, cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 284);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsyr)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12839,7 +12839,7 @@ static inline cublasStatus_t cubind_cublas_dsyr_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 285);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12852,7 +12852,7 @@ static inline cublasStatus_t cubind_cublas_csyr_inline(cublasHandle_t handle, cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 286);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyr)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12865,7 +12865,7 @@ static inline cublasStatus_t cubind_cublas_csyr_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 287);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12878,7 +12878,7 @@ static inline cublasStatus_t cubind_cublas_zsyr_inline(cublasHandle_t handle, cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 288);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsyr)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12891,7 +12891,7 @@ static inline cublasStatus_t cubind_cublas_zsyr_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 289);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsyr_64)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12904,7 +12904,7 @@ static inline cublasStatus_t cubind_cublas_cher_inline(cublasHandle_t handle, cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 290);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cher)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12917,7 +12917,7 @@ static inline cublasStatus_t cubind_cublas_cher_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 291);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cher_64)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12930,7 +12930,7 @@ static inline cublasStatus_t cubind_cublas_zher_inline(cublasHandle_t handle, cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 292);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zher)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12943,7 +12943,7 @@ static inline cublasStatus_t cubind_cublas_zher_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 293);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zher_64)(handle, uplo, n, alpha, x, incx, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12956,7 +12956,7 @@ static inline cublasStatus_t cubind_cublas_sspr_inline(cublasHandle_t handle, cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 294);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sspr)(handle, uplo, n, alpha, x, incx, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12969,7 +12969,7 @@ static inline cublasStatus_t cubind_cublas_sspr_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 295);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sspr_64)(handle, uplo, n, alpha, x, incx, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12982,7 +12982,7 @@ static inline cublasStatus_t cubind_cublas_dspr_inline(cublasHandle_t handle, cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 296);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dspr)(handle, uplo, n, alpha, x, incx, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -12995,7 +12995,7 @@ static inline cublasStatus_t cubind_cublas_dspr_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 297);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dspr_64)(handle, uplo, n, alpha, x, incx, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13008,7 +13008,7 @@ static inline cublasStatus_t cubind_cublas_chpr_inline(cublasHandle_t handle, cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 298);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chpr)(handle, uplo, n, alpha, x, incx, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13021,7 +13021,7 @@ static inline cublasStatus_t cubind_cublas_chpr_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 299);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chpr_64)(handle, uplo, n, alpha, x, incx, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13034,7 +13034,7 @@ static inline cublasStatus_t cubind_cublas_zhpr_inline(cublasHandle_t handle, cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 300);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhpr)(handle, uplo, n, alpha, x, incx, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13047,7 +13047,7 @@ static inline cublasStatus_t cubind_cublas_zhpr_64_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 301);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhpr_64)(handle, uplo, n, alpha, x, incx, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13060,7 +13060,7 @@ static inline cublasStatus_t cubind_cublas_ssyr2_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 302);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13073,7 +13073,7 @@ static inline cublasStatus_t cubind_cublas_ssyr2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 303);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13086,7 +13086,7 @@ static inline cublasStatus_t cubind_cublas_dsyr2_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 304);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13099,7 +13099,7 @@ static inline cublasStatus_t cubind_cublas_dsyr2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 305);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13112,7 +13112,7 @@ static inline cublasStatus_t cubind_cublas_csyr2_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 306);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13125,7 +13125,7 @@ static inline cublasStatus_t cubind_cublas_csyr2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 307);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13138,7 +13138,7 @@ static inline cublasStatus_t cubind_cublas_zsyr2_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 308);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsyr2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13151,7 +13151,7 @@ static inline cublasStatus_t cubind_cublas_zsyr2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 309);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsyr2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13164,7 +13164,7 @@ static inline cublasStatus_t cubind_cublas_cher2_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 310);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cher2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13177,7 +13177,7 @@ static inline cublasStatus_t cubind_cublas_cher2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 311);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cher2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13190,7 +13190,7 @@ static inline cublasStatus_t cubind_cublas_zher2_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 312);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zher2)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13203,7 +13203,7 @@ static inline cublasStatus_t cubind_cublas_zher2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 313);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zher2_64)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13216,7 +13216,7 @@ static inline cublasStatus_t cubind_cublas_sspr2_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 314);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sspr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13229,7 +13229,7 @@ static inline cublasStatus_t cubind_cublas_sspr2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 315);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sspr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13242,7 +13242,7 @@ static inline cublasStatus_t cubind_cublas_dspr2_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 316);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dspr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13255,7 +13255,7 @@ static inline cublasStatus_t cubind_cublas_dspr2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 317);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dspr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13268,7 +13268,7 @@ static inline cublasStatus_t cubind_cublas_chpr2_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 318);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chpr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13281,7 +13281,7 @@ static inline cublasStatus_t cubind_cublas_chpr2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 319);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chpr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13294,7 +13294,7 @@ static inline cublasStatus_t cubind_cublas_zhpr2_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 320);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhpr2)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13307,7 +13307,7 @@ static inline cublasStatus_t cubind_cublas_zhpr2_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 321);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhpr2_64)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13320,7 +13320,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const Aarray[], int lda, const float *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 322);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13333,7 +13333,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *const Aarray[], int64_t lda, const float *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 323);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13346,7 +13346,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const Aarray[], int lda, const double *const xarray[], int incx, const double *beta, double *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 324);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13359,7 +13359,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *const Aarray[], int64_t lda, const double *const xarray[], int64_t incx, const double *beta, double *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 325);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13372,7 +13372,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const xarray[], int incx, const cuComplex *beta, cuComplex *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 326);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13385,7 +13385,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const xarray[], int64_t incx, const cuComplex *beta, cuComplex *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 327);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13398,7 +13398,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const xarray[], int incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 328);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13411,7 +13411,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const xarray[], int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 329);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13424,7 +13424,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_strided_batched_inline(cublasHa
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 330);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13437,7 +13437,7 @@ static inline cublasStatus_t cubind_cublas_sgemv_strided_batched_64_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 331);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13450,7 +13450,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_strided_batched_inline(cublasHa
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 332);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13463,7 +13463,7 @@ static inline cublasStatus_t cubind_cublas_dgemv_strided_batched_64_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 333);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13476,7 +13476,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_strided_batched_inline(cublasHa
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 334);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13489,7 +13489,7 @@ static inline cublasStatus_t cubind_cublas_cgemv_strided_batched_64_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 335);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13502,7 +13502,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_strided_batched_inline(cublasHa
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 336);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13515,7 +13515,7 @@ static inline cublasStatus_t cubind_cublas_zgemv_strided_batched_64_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 337);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13528,7 +13528,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 338);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13541,7 +13541,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 339);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13554,7 +13554,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 340);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13567,7 +13567,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 341);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13580,7 +13580,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 342);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13593,7 +13593,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 343);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13606,7 +13606,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 344);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm3m)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13619,7 +13619,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_64_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 345);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm3m_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13632,7 +13632,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_ex_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 346);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm3m_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13645,7 +13645,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_ex_64_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 347);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm3m_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13658,7 +13658,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 348);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13671,7 +13671,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 349);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13684,7 +13684,7 @@ static inline cublasStatus_t cubind_cublas_zgemm3m_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 350);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemm3m)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13697,7 +13697,7 @@ static inline cublasStatus_t cubind_cublas_zgemm3m_64_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 351);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemm3m_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13710,7 +13710,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_ex_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 352);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemm_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13723,7 +13723,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_ex_64_inline(cublasHandle_t han
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 353);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemm_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13736,7 +13736,7 @@ static inline cublasStatus_t cubind_cublas_gemm_ex_inline(cublasHandle_t handle,
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 354);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_gemm_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13749,7 +13749,7 @@ static inline cublasStatus_t cubind_cublas_gemm_ex_64_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 355);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_gemm_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13762,7 +13762,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_ex_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 356);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13775,7 +13775,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_ex_64_inline(cublasHandle_t han
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 357);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13788,7 +13788,7 @@ static inline cublasStatus_t cubind_cublas_ssyrk_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 358);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13801,7 +13801,7 @@ static inline cublasStatus_t cubind_cublas_ssyrk_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 359);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13814,7 +13814,7 @@ static inline cublasStatus_t cubind_cublas_dsyrk_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 360);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13827,7 +13827,7 @@ static inline cublasStatus_t cubind_cublas_dsyrk_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 361);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13840,7 +13840,7 @@ static inline cublasStatus_t cubind_cublas_csyrk_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 362);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13853,7 +13853,7 @@ static inline cublasStatus_t cubind_cublas_csyrk_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 363);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13866,7 +13866,7 @@ static inline cublasStatus_t cubind_cublas_zsyrk_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 364);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13879,7 +13879,7 @@ static inline cublasStatus_t cubind_cublas_zsyrk_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 365);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsyrk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13892,7 +13892,7 @@ static inline cublasStatus_t cubind_cublas_csyrk_ex_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 366);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyrk_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13905,7 +13905,7 @@ static inline cublasStatus_t cubind_cublas_csyrk_ex_64_inline(cublasHandle_t han
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 367);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyrk_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13918,7 +13918,7 @@ static inline cublasStatus_t cubind_cublas_csyrk3m_ex_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 368);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyrk3m_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13931,7 +13931,7 @@ static inline cublasStatus_t cubind_cublas_csyrk3m_ex_64_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 369);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyrk3m_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13944,7 +13944,7 @@ static inline cublasStatus_t cubind_cublas_cherk_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 370);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cherk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13957,7 +13957,7 @@ static inline cublasStatus_t cubind_cublas_cherk_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 371);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cherk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13970,7 +13970,7 @@ static inline cublasStatus_t cubind_cublas_zherk_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 372);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zherk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13983,7 +13983,7 @@ static inline cublasStatus_t cubind_cublas_zherk_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 373);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zherk_64)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -13996,7 +13996,7 @@ static inline cublasStatus_t cubind_cublas_cherk_ex_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 374);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cherk_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14009,7 +14009,7 @@ static inline cublasStatus_t cubind_cublas_cherk_ex_64_inline(cublasHandle_t han
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 375);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cherk_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14022,7 +14022,7 @@ static inline cublasStatus_t cubind_cublas_cherk3m_ex_inline(cublasHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 376);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cherk3m_ex)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14035,7 +14035,7 @@ static inline cublasStatus_t cubind_cublas_cherk3m_ex_64_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const void *A, cudaDataType Atype, int64_t lda, const float *beta, void *C, cudaDataType Ctype, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 377);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cherk3m_ex_64)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14048,7 +14048,7 @@ static inline cublasStatus_t cubind_cublas_ssyr2k_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 378);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14061,7 +14061,7 @@ static inline cublasStatus_t cubind_cublas_ssyr2k_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 379);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14074,7 +14074,7 @@ static inline cublasStatus_t cubind_cublas_dsyr2k_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 380);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14087,7 +14087,7 @@ static inline cublasStatus_t cubind_cublas_dsyr2k_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 381);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14100,7 +14100,7 @@ static inline cublasStatus_t cubind_cublas_csyr2k_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 382);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14113,7 +14113,7 @@ static inline cublasStatus_t cubind_cublas_csyr2k_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 383);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14126,7 +14126,7 @@ static inline cublasStatus_t cubind_cublas_zsyr2k_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 384);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14139,7 +14139,7 @@ static inline cublasStatus_t cubind_cublas_zsyr2k_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 385);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsyr2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14152,7 +14152,7 @@ static inline cublasStatus_t cubind_cublas_cher2k_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 386);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cher2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14165,7 +14165,7 @@ static inline cublasStatus_t cubind_cublas_cher2k_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 387);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cher2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14178,7 +14178,7 @@ static inline cublasStatus_t cubind_cublas_zher2k_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 388);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zher2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14191,7 +14191,7 @@ static inline cublasStatus_t cubind_cublas_zher2k_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 389);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zher2k_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14204,7 +14204,7 @@ static inline cublasStatus_t cubind_cublas_ssyrkx_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 390);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14217,7 +14217,7 @@ static inline cublasStatus_t cubind_cublas_ssyrkx_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 391);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14230,7 +14230,7 @@ static inline cublasStatus_t cubind_cublas_dsyrkx_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 392);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14243,7 +14243,7 @@ static inline cublasStatus_t cubind_cublas_dsyrkx_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 393);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14256,7 +14256,7 @@ static inline cublasStatus_t cubind_cublas_csyrkx_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 394);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14269,7 +14269,7 @@ static inline cublasStatus_t cubind_cublas_csyrkx_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 395);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14282,7 +14282,7 @@ static inline cublasStatus_t cubind_cublas_zsyrkx_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 396);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14295,7 +14295,7 @@ static inline cublasStatus_t cubind_cublas_zsyrkx_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 397);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsyrkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14308,7 +14308,7 @@ static inline cublasStatus_t cubind_cublas_cherkx_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 398);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cherkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14321,7 +14321,7 @@ static inline cublasStatus_t cubind_cublas_cherkx_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 399);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cherkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14334,7 +14334,7 @@ static inline cublasStatus_t cubind_cublas_zherkx_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 400);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zherkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14347,7 +14347,7 @@ static inline cublasStatus_t cubind_cublas_zherkx_64_inline(cublasHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 401);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zherkx_64)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14360,7 +14360,7 @@ static inline cublasStatus_t cubind_cublas_ssymm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 402);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14373,7 +14373,7 @@ static inline cublasStatus_t cubind_cublas_ssymm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 403);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ssymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14386,7 +14386,7 @@ static inline cublasStatus_t cubind_cublas_dsymm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 404);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14399,7 +14399,7 @@ static inline cublasStatus_t cubind_cublas_dsymm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 405);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dsymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14412,7 +14412,7 @@ static inline cublasStatus_t cubind_cublas_csymm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 406);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14425,7 +14425,7 @@ static inline cublasStatus_t cubind_cublas_csymm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 407);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_csymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14438,7 +14438,7 @@ static inline cublasStatus_t cubind_cublas_zsymm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 408);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14451,7 +14451,7 @@ static inline cublasStatus_t cubind_cublas_zsymm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 409);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zsymm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14464,7 +14464,7 @@ static inline cublasStatus_t cubind_cublas_chemm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 410);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chemm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14477,7 +14477,7 @@ static inline cublasStatus_t cubind_cublas_chemm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 411);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_chemm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14490,7 +14490,7 @@ static inline cublasStatus_t cubind_cublas_zhemm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 412);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhemm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14503,7 +14503,7 @@ static inline cublasStatus_t cubind_cublas_zhemm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 413);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zhemm_64)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14516,7 +14516,7 @@ static inline cublasStatus_t cubind_cublas_strsm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 414);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_strsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14529,7 +14529,7 @@ static inline cublasStatus_t cubind_cublas_strsm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 415);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_strsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14542,7 +14542,7 @@ static inline cublasStatus_t cubind_cublas_dtrsm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 416);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14555,7 +14555,7 @@ static inline cublasStatus_t cubind_cublas_dtrsm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 417);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtrsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14568,7 +14568,7 @@ static inline cublasStatus_t cubind_cublas_ctrsm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 418);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14581,7 +14581,7 @@ static inline cublasStatus_t cubind_cublas_ctrsm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 419);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctrsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14594,7 +14594,7 @@ static inline cublasStatus_t cubind_cublas_ztrsm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 420);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14607,7 +14607,7 @@ static inline cublasStatus_t cubind_cublas_ztrsm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 421);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztrsm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14620,7 +14620,7 @@ static inline cublasStatus_t cubind_cublas_strmm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 422);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_strmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14633,7 +14633,7 @@ static inline cublasStatus_t cubind_cublas_strmm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 423);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_strmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14646,7 +14646,7 @@ static inline cublasStatus_t cubind_cublas_dtrmm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 424);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14659,7 +14659,7 @@ static inline cublasStatus_t cubind_cublas_dtrmm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 425);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtrmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14672,7 +14672,7 @@ static inline cublasStatus_t cubind_cublas_ctrmm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 426);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14685,7 +14685,7 @@ static inline cublasStatus_t cubind_cublas_ctrmm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 427);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctrmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14698,7 +14698,7 @@ static inline cublasStatus_t cubind_cublas_ztrmm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 428);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14711,7 +14711,7 @@ static inline cublasStatus_t cubind_cublas_ztrmm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 429);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztrmm_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14724,7 +14724,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const Aarray[], int lda, const float *const Barray[], int ldb, const float *beta, float *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 430);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14737,7 +14737,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *const Aarray[], int64_t lda, const float *const Barray[], int64_t ldb, const float *beta, float *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 431);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14750,7 +14750,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const Aarray[], int lda, const double *const Barray[], int ldb, const double *beta, double *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 432);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14763,7 +14763,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *const Aarray[], int64_t lda, const double *const Barray[], int64_t ldb, const double *beta, double *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 433);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14776,7 +14776,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 434);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14789,7 +14789,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 435);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14802,7 +14802,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_batched_inline(cublasHandle_t
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const Aarray[], int lda, const cuComplex *const Barray[], int ldb, const cuComplex *beta, cuComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 436);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm3m_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14815,7 +14815,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_batched_64_inline(cublasHandl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const Aarray[], int64_t lda, const cuComplex *const Barray[], int64_t ldb, const cuComplex *beta, cuComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 437);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm3m_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14828,7 +14828,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int lda, const cuDoubleComplex *const Barray[], int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 438);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14841,7 +14841,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const Aarray[], int64_t lda, const cuDoubleComplex *const Barray[], int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 439);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14854,7 +14854,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_strided_batched_inline(cublasHa
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 440);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14867,7 +14867,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_strided_batched_64_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 441);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14880,7 +14880,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_strided_batched_inline(cublasHa
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 442);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14893,7 +14893,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_strided_batched_64_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 443);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14906,7 +14906,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_strided_batched_inline(cublasHa
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 444);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14919,7 +14919,7 @@ static inline cublasStatus_t cubind_cublas_cgemm_strided_batched_64_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 445);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14932,7 +14932,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_strided_batched_inline(cublas
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 446);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm3m_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14945,7 +14945,7 @@ static inline cublasStatus_t cubind_cublas_cgemm3m_strided_batched_64_inline(cub
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 447);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgemm3m_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14958,7 +14958,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_strided_batched_inline(cublasHa
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 448);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14971,7 +14971,7 @@ static inline cublasStatus_t cubind_cublas_zgemm_strided_batched_64_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 449);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14984,7 +14984,7 @@ static inline cublasStatus_t cubind_cublas_gemm_batched_ex_inline(cublasHandle_t
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 450);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_gemm_batched_ex)(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -14997,7 +14997,7 @@ static inline cublasStatus_t cubind_cublas_gemm_batched_ex_64_inline(cublasHandl
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *const Aarray[], cudaDataType Atype, int64_t lda, const void *const Barray[], cudaDataType Btype, int64_t ldb, const void *beta, void *const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 451);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_gemm_batched_ex_64)(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15010,7 +15010,7 @@ static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex_inline(cublas
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 452);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_gemm_strided_batched_ex)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15023,7 +15023,7 @@ static inline cublasStatus_t cubind_cublas_gemm_strided_batched_ex_64_inline(cub
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType Atype, int64_t lda, long long strideA, const void *B, cudaDataType Btype, int64_t ldb, long long strideB, const void *beta, void *C, cudaDataType Ctype, int64_t ldc, long long strideC, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 453);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_gemm_strided_batched_ex_64)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15036,7 +15036,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_grouped_batched_inline(cublasHa
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const float alpha_array[], const float *const Aarray[], const int lda_array[], const float *const Barray[], const int ldb_array[], const float beta_array[], float *const Carray[], const int ldc_array[], int group_count, const int group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 454);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemm_grouped_batched)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15049,7 +15049,7 @@ static inline cublasStatus_t cubind_cublas_sgemm_grouped_batched_64_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const float alpha_array[], const float *const Aarray[], const int64_t lda_array[], const float *const Barray[], const int64_t ldb_array[], const float beta_array[], float *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 455);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgemm_grouped_batched_64)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15062,7 +15062,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_grouped_batched_inline(cublasHa
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const double alpha_array[], const double *const Aarray[], const int lda_array[], const double *const Barray[], const int ldb_array[], const double beta_array[], double *const Carray[], const int ldc_array[], int group_count, const int group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 456);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemm_grouped_batched)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15075,7 +15075,7 @@ static inline cublasStatus_t cubind_cublas_dgemm_grouped_batched_64_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const double alpha_array[], const double *const Aarray[], const int64_t lda_array[], const double *const Barray[], const int64_t ldb_array[], const double beta_array[], double *const Carray[], const int64_t ldc_array[], int64_t group_count, const int64_t group_size[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 457);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgemm_grouped_batched_64)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15088,7 +15088,7 @@ static inline cublasStatus_t cubind_cublas_gemm_grouped_batched_ex_inline(cublas
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int m_array[], const int n_array[], const int k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int lda_array[], const void *const Barray[], cudaDataType_t Btype, const int ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int ldc_array[], int group_count, const int group_size[], cublasComputeType_t computeType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 458);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_gemm_grouped_batched_ex)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15101,7 +15101,7 @@ static inline cublasStatus_t cubind_cublas_gemm_grouped_batched_ex_64_inline(cub
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType) = (cublasStatus_t (*)(cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[], const int64_t m_array[], const int64_t n_array[], const int64_t k_array[], const void *alpha_array, const void *const Aarray[], cudaDataType_t Atype, const int64_t lda_array[], const void *const Barray[], cudaDataType_t Btype, const int64_t ldb_array[], const void *beta_array, void *const Carray[], cudaDataType_t Ctype, const int64_t ldc_array[], int64_t group_count, const int64_t group_size[], cublasComputeType_t computeType))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 459);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_gemm_grouped_batched_ex_64)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15114,7 +15114,7 @@ static inline cublasStatus_t cubind_cublas_sgeam_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 460);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15127,7 +15127,7 @@ static inline cublasStatus_t cubind_cublas_sgeam_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 461);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15140,7 +15140,7 @@ static inline cublasStatus_t cubind_cublas_dgeam_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 462);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15153,7 +15153,7 @@ static inline cublasStatus_t cubind_cublas_dgeam_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 463);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15166,7 +15166,7 @@ static inline cublasStatus_t cubind_cublas_cgeam_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 464);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15179,7 +15179,7 @@ static inline cublasStatus_t cubind_cublas_cgeam_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 465);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15192,7 +15192,7 @@ static inline cublasStatus_t cubind_cublas_zgeam_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 466);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgeam)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15205,7 +15205,7 @@ static inline cublasStatus_t cubind_cublas_zgeam_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 467);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgeam_64)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15218,7 +15218,7 @@ static inline cublasStatus_t cubind_cublas_strsm_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 468);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_strsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15231,7 +15231,7 @@ static inline cublasStatus_t cubind_cublas_strsm_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *const A[], int64_t lda, float *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 469);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_strsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15244,7 +15244,7 @@ static inline cublasStatus_t cubind_cublas_dtrsm_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 470);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtrsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15257,7 +15257,7 @@ static inline cublasStatus_t cubind_cublas_dtrsm_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *const A[], int64_t lda, double *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 471);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtrsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15270,7 +15270,7 @@ static inline cublasStatus_t cubind_cublas_ctrsm_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const A[], int lda, cuComplex *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 472);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctrsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15283,7 +15283,7 @@ static inline cublasStatus_t cubind_cublas_ctrsm_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const A[], int64_t lda, cuComplex *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 473);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctrsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15296,7 +15296,7 @@ static inline cublasStatus_t cubind_cublas_ztrsm_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const B[], int ldb, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 474);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztrsm_batched)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15309,7 +15309,7 @@ static inline cublasStatus_t cubind_cublas_ztrsm_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const A[], int64_t lda, cuDoubleComplex *const B[], int64_t ldb, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 475);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztrsm_batched_64)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15322,7 +15322,7 @@ static inline cublasStatus_t cubind_cublas_sdgmm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 476);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sdgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15335,7 +15335,7 @@ static inline cublasStatus_t cubind_cublas_sdgmm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 477);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sdgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15348,7 +15348,7 @@ static inline cublasStatus_t cubind_cublas_ddgmm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 478);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ddgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15361,7 +15361,7 @@ static inline cublasStatus_t cubind_cublas_ddgmm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 479);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ddgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15374,7 +15374,7 @@ static inline cublasStatus_t cubind_cublas_cdgmm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 480);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cdgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15387,7 +15387,7 @@ static inline cublasStatus_t cubind_cublas_cdgmm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 481);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cdgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15400,7 +15400,7 @@ static inline cublasStatus_t cubind_cublas_zdgmm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 482);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zdgmm)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15413,7 +15413,7 @@ static inline cublasStatus_t cubind_cublas_zdgmm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 483);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zdgmm_64)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15426,7 +15426,7 @@ static inline cublasStatus_t cubind_cublas_smatinv_batched_inline(cublasHandle_t
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *const A[], int lda, float *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 484);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_smatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15439,7 +15439,7 @@ static inline cublasStatus_t cubind_cublas_dmatinv_batched_inline(cublasHandle_t
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *const A[], int lda, double *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 485);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dmatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15452,7 +15452,7 @@ static inline cublasStatus_t cubind_cublas_cmatinv_batched_inline(cublasHandle_t
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, cuComplex *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 486);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cmatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15465,7 +15465,7 @@ static inline cublasStatus_t cubind_cublas_zmatinv_batched_inline(cublasHandle_t
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, cuDoubleComplex *const Ainv[], int lda_inv, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 487);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zmatinv_batched)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15478,7 +15478,7 @@ static inline cublasStatus_t cubind_cublas_sgeqrf_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, float *const Aarray[], int lda, float *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 488);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15491,7 +15491,7 @@ static inline cublasStatus_t cubind_cublas_dgeqrf_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, double *const Aarray[], int lda, double *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 489);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15504,7 +15504,7 @@ static inline cublasStatus_t cubind_cublas_cgeqrf_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, cuComplex *const Aarray[], int lda, cuComplex *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 490);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15517,7 +15517,7 @@ static inline cublasStatus_t cubind_cublas_zgeqrf_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int m, int n, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const TauArray[], int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 491);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgeqrf_batched)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15530,7 +15530,7 @@ static inline cublasStatus_t cubind_cublas_sgels_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const Aarray[], int lda, float *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 492);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15543,7 +15543,7 @@ static inline cublasStatus_t cubind_cublas_dgels_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const Aarray[], int lda, double *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 493);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15556,7 +15556,7 @@ static inline cublasStatus_t cubind_cublas_cgels_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const Aarray[], int lda, cuComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 494);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15569,7 +15569,7 @@ static inline cublasStatus_t cubind_cublas_zgels_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const Aarray[], int lda, cuDoubleComplex *const Carray[], int ldc, int *info, int *devInfoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 495);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgels_batched)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15582,7 +15582,7 @@ static inline cublasStatus_t cubind_cublas_stpttr_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 496);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_stpttr)(handle, uplo, n, AP, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15595,7 +15595,7 @@ static inline cublasStatus_t cubind_cublas_dtpttr_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 497);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtpttr)(handle, uplo, n, AP, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15608,7 +15608,7 @@ static inline cublasStatus_t cubind_cublas_ctpttr_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 498);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctpttr)(handle, uplo, n, AP, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15621,7 +15621,7 @@ static inline cublasStatus_t cubind_cublas_ztpttr_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 499);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztpttr)(handle, uplo, n, AP, A, lda);
     cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15634,7 +15634,7 @@ static inline cublasStatus_t cubind_cublas_strttp_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 500);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_strttp)(handle, uplo, n, A, lda, AP);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15647,7 +15647,7 @@ static inline cublasStatus_t cubind_cublas_dtrttp_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 501);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dtrttp)(handle, uplo, n, A, lda, AP);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15660,7 +15660,7 @@ static inline cublasStatus_t cubind_cublas_ctrttp_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 502);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ctrttp)(handle, uplo, n, A, lda, AP);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15673,7 +15673,7 @@ static inline cublasStatus_t cubind_cublas_ztrttp_inline(cublasHandle_t handle, 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP) = (cublasStatus_t (*)(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 503);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_ztrttp)(handle, uplo, n, A, lda, AP);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15686,7 +15686,7 @@ static inline cublasStatus_t cubind_cublas_sgetrf_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, float *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 504);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgetrf_batched)(handle, n, A, lda, P, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15699,7 +15699,7 @@ static inline cublasStatus_t cubind_cublas_dgetrf_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, double *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 505);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgetrf_batched)(handle, n, A, lda, P, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15712,7 +15712,7 @@ static inline cublasStatus_t cubind_cublas_cgetrf_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuComplex *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 506);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgetrf_batched)(handle, n, A, lda, P, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15725,7 +15725,7 @@ static inline cublasStatus_t cubind_cublas_zgetrf_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, cuDoubleComplex *const A[], int lda, int *P, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 507);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgetrf_batched)(handle, n, A, lda, P, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15738,7 +15738,7 @@ static inline cublasStatus_t cubind_cublas_sgetri_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const float *const A[], int lda, const int *P, float *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 508);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15751,7 +15751,7 @@ static inline cublasStatus_t cubind_cublas_dgetri_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const double *const A[], int lda, const int *P, double *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 509);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15764,7 +15764,7 @@ static inline cublasStatus_t cubind_cublas_cgetri_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuComplex *const A[], int lda, const int *P, cuComplex *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 510);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15777,7 +15777,7 @@ static inline cublasStatus_t cubind_cublas_zgetri_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, int n, const cuDoubleComplex *const A[], int lda, const int *P, cuDoubleComplex *const C[], int ldc, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 511);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgetri_batched)(handle, n, A, lda, P, C, ldc, info, batchSize);
     cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15790,7 +15790,7 @@ static inline cublasStatus_t cubind_cublas_sgetrs_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const Aarray[], int lda, const int *devIpiv, float *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 512);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_sgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15803,7 +15803,7 @@ static inline cublasStatus_t cubind_cublas_dgetrs_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const Aarray[], int lda, const int *devIpiv, double *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 513);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_dgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15816,7 +15816,7 @@ static inline cublasStatus_t cubind_cublas_cgetrs_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const Aarray[], int lda, const int *devIpiv, cuComplex *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 514);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_cgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15829,7 +15829,7 @@ static inline cublasStatus_t cubind_cublas_zgetrs_batched_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const Aarray[], int lda, const int *devIpiv, cuDoubleComplex *const Barray[], int ldb, int *info, int batchSize))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 515);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_zgetrs_batched)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15842,7 +15842,7 @@ static inline cublasStatus_t cubind_cublas_uint8gemm_bias_inline(cublasHandle_t 
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 516);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_uint8gemm_bias)(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
     cubind_status = cubind_fn(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15855,7 +15855,7 @@ static inline cublasStatus_t cubind_cublas_hsh_gemv_batched_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, __half *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 517);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hsh_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15868,7 +15868,7 @@ static inline cublasStatus_t cubind_cublas_hsh_gemv_batched_64_inline(cublasHand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, __half *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 518);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hsh_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15881,7 +15881,7 @@ static inline cublasStatus_t cubind_cublas_hss_gemv_batched_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *const Aarray[], int lda, const __half *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 519);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hss_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15894,7 +15894,7 @@ static inline cublasStatus_t cubind_cublas_hss_gemv_batched_64_inline(cublasHand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *const Aarray[], int64_t lda, const __half *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 520);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hss_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15907,7 +15907,7 @@ static inline cublasStatus_t cubind_cublas_tst_gemv_batched_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, __nv_bfloat16 *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 521);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_tst_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15920,7 +15920,7 @@ static inline cublasStatus_t cubind_cublas_tst_gemv_batched_64_inline(cublasHand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, __nv_bfloat16 *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 522);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_tst_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15933,7 +15933,7 @@ static inline cublasStatus_t cubind_cublas_tss_gemv_batched_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *const Aarray[], int lda, const __nv_bfloat16 *const xarray[], int incx, const float *beta, float *const yarray[], int incy, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 523);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_tss_gemv_batched)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15946,7 +15946,7 @@ static inline cublasStatus_t cubind_cublas_tss_gemv_batched_64_inline(cublasHand
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *const Aarray[], int64_t lda, const __nv_bfloat16 *const xarray[], int64_t incx, const float *beta, float *const yarray[], int64_t incy, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 524);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_tss_gemv_batched_64)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15959,7 +15959,7 @@ static inline cublasStatus_t cubind_cublas_hsh_gemv_strided_batched_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, __half *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 525);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hsh_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15972,7 +15972,7 @@ static inline cublasStatus_t cubind_cublas_hsh_gemv_strided_batched_64_inline(cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, __half *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 526);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hsh_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15985,7 +15985,7 @@ static inline cublasStatus_t cubind_cublas_hss_gemv_strided_batched_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __half *A, int lda, long long strideA, const __half *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 527);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hss_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -15998,7 +15998,7 @@ static inline cublasStatus_t cubind_cublas_hss_gemv_strided_batched_64_inline(cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __half *A, int64_t lda, long long strideA, const __half *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 528);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hss_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -16011,7 +16011,7 @@ static inline cublasStatus_t cubind_cublas_tst_gemv_strided_batched_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, __nv_bfloat16 *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 529);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_tst_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -16024,7 +16024,7 @@ static inline cublasStatus_t cubind_cublas_tst_gemv_strided_batched_64_inline(cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, __nv_bfloat16 *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 530);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_tst_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -16037,7 +16037,7 @@ static inline cublasStatus_t cubind_cublas_tss_gemv_strided_batched_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const __nv_bfloat16 *A, int lda, long long strideA, const __nv_bfloat16 *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 531);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_tss_gemv_strided_batched)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -16050,7 +16050,7 @@ static inline cublasStatus_t cubind_cublas_tss_gemv_strided_batched_64_inline(cu
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const __nv_bfloat16 *A, int64_t lda, long long strideA, const __nv_bfloat16 *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 532);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_tss_gemv_strided_batched_64)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -16063,7 +16063,7 @@ static inline cublasStatus_t cubind_cublas_hgemm_inline(cublasHandle_t handle, c
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, const __half *B, int ldb, const __half *beta, __half *C, int ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 533);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -16076,7 +16076,7 @@ static inline cublasStatus_t cubind_cublas_hgemm_64_inline(cublasHandle_t handle
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, const __half *B, int64_t ldb, const __half *beta, __half *C, int64_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 534);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hgemm_64)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -16089,7 +16089,7 @@ static inline cublasStatus_t cubind_cublas_hgemm_batched_inline(cublasHandle_t h
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *const Aarray[], int lda, const __half *const Barray[], int ldb, const __half *beta, __half *const Carray[], int ldc, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 535);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hgemm_batched)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -16102,7 +16102,7 @@ static inline cublasStatus_t cubind_cublas_hgemm_batched_64_inline(cublasHandle_
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *const Aarray[], int64_t lda, const __half *const Barray[], int64_t ldb, const __half *beta, __half *const Carray[], int64_t ldc, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 536);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hgemm_batched_64)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -16115,7 +16115,7 @@ static inline cublasStatus_t cubind_cublas_hgemm_strided_batched_inline(cublasHa
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half *alpha, const __half *A, int lda, long long strideA, const __half *B, int ldb, long long strideB, const __half *beta, __half *C, int ldc, long long strideC, int batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 537);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hgemm_strided_batched)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -16128,7 +16128,7 @@ static inline cublasStatus_t cubind_cublas_hgemm_strided_batched_64_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount) = (cublasStatus_t (*)(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const __half *alpha, const __half *A, int64_t lda, long long strideA, const __half *B, int64_t ldb, long long strideB, const __half *beta, __half *C, int64_t ldc, long long strideC, int64_t batchCount))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 538);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublas_hgemm_strided_batched_64)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))

@@ -608,7 +608,7 @@ static inline cublasStatus_t cubind_cublasLt_create_inline(cublasLtHandle_t *lig
 {
     cublasStatus_t (*cubind_fn)(cublasLtHandle_t *lightHandle) = (cublasStatus_t (*)(cublasLtHandle_t *lightHandle))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 0);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_create)(lightHandle);
     cubind_status = cubind_fn(lightHandle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -621,7 +621,7 @@ static inline cublasStatus_t cubind_cublasLt_destroy_inline(cublasLtHandle_t lig
 {
     cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 1);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_destroy)(lightHandle);
     cubind_status = cubind_fn(lightHandle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -633,7 +633,7 @@ static inline cublasStatus_t cubind_cublasLt_destroy_inline(cublasLtHandle_t lig
 static inline const char *cubind_cublasLt_get_status_name_inline(cublasStatus_t status)
 {
     const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 2);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_get_status_name)(status);
     return cubind_fn(status);
 }
@@ -642,7 +642,7 @@ static inline const char *cubind_cublasLt_get_status_name_inline(cublasStatus_t 
 static inline const char *cubind_cublasLt_get_status_string_inline(cublasStatus_t status)
 {
     const char *(*cubind_fn)(cublasStatus_t status) = (const char *(*)(cublasStatus_t status))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 3);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_get_status_string)(status);
     return cubind_fn(status);
 }
@@ -651,7 +651,7 @@ static inline const char *cubind_cublasLt_get_status_string_inline(cublasStatus_
 static inline size_t cubind_cublasLt_get_version_inline(void)
 {
     size_t (*cubind_fn)(void) = (size_t (*)(void))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 4);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_get_version)();
     return cubind_fn();
 }
@@ -660,7 +660,7 @@ static inline size_t cubind_cublasLt_get_version_inline(void)
 static inline size_t cubind_cublasLt_get_cudart_version_inline(void)
 {
     size_t (*cubind_fn)(void) = (size_t (*)(void))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 5);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_get_cudart_version)();
     return cubind_fn();
 }
@@ -670,7 +670,7 @@ static inline cublasStatus_t cubind_cublasLt_get_property_inline(libraryProperty
 {
     cublasStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (cublasStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 6);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_get_property)(type, value);
     cubind_status = cubind_fn(type, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -683,7 +683,7 @@ static inline cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity_inlin
 {
     cublasStatus_t (*cubind_fn)(size_t *capacity) = (cublasStatus_t (*)(size_t *capacity))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 7);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_heuristics_cache_get_capacity)(capacity);
     cubind_status = cubind_fn(capacity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -696,7 +696,7 @@ static inline cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity_inlin
 {
     cublasStatus_t (*cubind_fn)(size_t capacity) = (cublasStatus_t (*)(size_t capacity))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 8);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_heuristics_cache_set_capacity)(capacity);
     cubind_status = cubind_fn(capacity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -708,7 +708,7 @@ static inline cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity_inlin
 static inline unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask_inline(unsigned int mask)
 {
     unsigned int (*cubind_fn)(unsigned int mask) = (unsigned int (*)(unsigned int mask))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 9);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_disable_cpu_instructions_set_mask)(mask);
     return cubind_fn(mask);
 }
@@ -718,7 +718,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_inline(cublasLtHandle_t ligh
 {
     cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 10);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul)(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -731,7 +731,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_transform_inline(cublasLtHan
 {
     cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 11);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matrix_transform)(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -744,7 +744,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_layout_init_internal_inline(
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) = (cublasStatus_t (*)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 12);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matrix_layout_init_internal)(matLayout, size, type, rows, cols, ld);
     cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -757,7 +757,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_layout_create_inline(cublasL
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) = (cublasStatus_t (*)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 13);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matrix_layout_create)(matLayout, type, rows, cols, ld);
     cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -770,7 +770,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_layout_destroy_inline(cublas
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatrixLayout_t matLayout) = (cublasStatus_t (*)(cublasLtMatrixLayout_t matLayout))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 14);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matrix_layout_destroy)(matLayout);
     cubind_status = cubind_fn(matLayout);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -783,7 +783,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute_inline(
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 15);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matrix_layout_set_attribute)(matLayout, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -796,7 +796,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute_inline(
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 16);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matrix_layout_get_attribute)(matLayout, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -809,7 +809,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_desc_init_internal_inline(cu
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType) = (cublasStatus_t (*)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 17);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_desc_init_internal)(matmulDesc, size, computeType, scaleType);
     cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -822,7 +822,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_desc_create_inline(cublasLtM
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType) = (cublasStatus_t (*)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 18);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_desc_create)(matmulDesc, computeType, scaleType);
     cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -835,7 +835,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_desc_destroy_inline(cublasLt
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatmulDesc_t matmulDesc) = (cublasStatus_t (*)(cublasLtMatmulDesc_t matmulDesc))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 19);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_desc_destroy)(matmulDesc);
     cubind_status = cubind_fn(matmulDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -848,7 +848,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute_inline(cu
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 20);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_desc_set_attribute)(matmulDesc, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -861,7 +861,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute_inline(cu
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 21);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_desc_get_attribute)(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -874,7 +874,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType) = (cublasStatus_t (*)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 22);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matrix_transform_desc_init_internal)(transformDesc, size, scaleType);
     cubind_status = cubind_fn(transformDesc, size, scaleType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -887,7 +887,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_create_inline
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType) = (cublasStatus_t (*)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 23);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matrix_transform_desc_create)(transformDesc, scaleType);
     cubind_status = cubind_fn(transformDesc, scaleType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -900,7 +900,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy_inlin
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatrixTransformDesc_t transformDesc) = (cublasStatus_t (*)(cublasLtMatrixTransformDesc_t transformDesc))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 24);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matrix_transform_desc_destroy)(transformDesc);
     cubind_status = cubind_fn(transformDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -913,7 +913,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 25);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matrix_transform_desc_set_attribute)(transformDesc, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -926,7 +926,7 @@ static inline cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 26);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matrix_transform_desc_get_attribute)(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -939,7 +939,7 @@ static inline cublasStatus_t cubind_cublasLt_emulation_desc_init_internal_inline
 {
     cublasStatus_t (*cubind_fn)(cublasLtEmulationDesc_t emulationDesc, size_t size) = (cublasStatus_t (*)(cublasLtEmulationDesc_t emulationDesc, size_t size))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 27);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_emulation_desc_init_internal)(emulationDesc, size);
     cubind_status = cubind_fn(emulationDesc, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -952,7 +952,7 @@ static inline cublasStatus_t cubind_cublasLt_emulation_desc_create_inline(cublas
 {
     cublasStatus_t (*cubind_fn)(cublasLtEmulationDesc_t *emulationDesc) = (cublasStatus_t (*)(cublasLtEmulationDesc_t *emulationDesc))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 28);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_emulation_desc_create)(emulationDesc);
     cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -965,7 +965,7 @@ static inline cublasStatus_t cubind_cublasLt_emulation_desc_destroy_inline(cubla
 {
     cublasStatus_t (*cubind_fn)(cublasLtEmulationDesc_t emulationDesc) = (cublasStatus_t (*)(cublasLtEmulationDesc_t emulationDesc))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 29);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_emulation_desc_destroy)(emulationDesc);
     cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -978,7 +978,7 @@ static inline cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute_inline
 {
     cublasStatus_t (*cubind_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 30);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_emulation_desc_set_attribute)(emulationDesc, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -991,7 +991,7 @@ static inline cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute_inline
 {
     cublasStatus_t (*cubind_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 31);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_emulation_desc_get_attribute)(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1004,7 +1004,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_preference_init_internal_inl
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatmulPreference_t pref, size_t size) = (cublasStatus_t (*)(cublasLtMatmulPreference_t pref, size_t size))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 32);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_preference_init_internal)(pref, size);
     cubind_status = cubind_fn(pref, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1017,7 +1017,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_preference_create_inline(cub
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatmulPreference_t *pref) = (cublasStatus_t (*)(cublasLtMatmulPreference_t *pref))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 33);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_preference_create)(pref);
     cubind_status = cubind_fn(pref);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1030,7 +1030,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_preference_destroy_inline(cu
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatmulPreference_t pref) = (cublasStatus_t (*)(cublasLtMatmulPreference_t pref))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 34);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_preference_destroy)(pref);
     cubind_status = cubind_fn(pref);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1043,7 +1043,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute_inl
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 35);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_preference_set_attribute)(pref, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1056,7 +1056,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute_inl
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 36);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_preference_get_attribute)(pref, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1069,7 +1069,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic_inline(cu
 {
     cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 37);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_algo_get_heuristic)(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1082,7 +1082,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_algo_get_ids_inline(cublasLt
 {
     cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 38);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_algo_get_ids)(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1095,7 +1095,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_algo_init_inline(cublasLtHan
 {
     cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 39);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_algo_init)(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1108,7 +1108,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_algo_check_inline(cublasLtHa
 {
     cublasStatus_t (*cubind_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result) = (cublasStatus_t (*)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 40);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_algo_check)(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1121,7 +1121,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute_inlin
 {
     cublasStatus_t (*cubind_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 41);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_algo_cap_get_attribute)(algo, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1134,7 +1134,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute_in
 {
     cublasStatus_t (*cubind_fn)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes) = (cublasStatus_t (*)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 42);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_algo_config_set_attribute)(algo, attr, buf, sizeInBytes);
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1147,7 +1147,7 @@ static inline cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute_in
 {
     cublasStatus_t (*cubind_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten) = (cublasStatus_t (*)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 43);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_matmul_algo_config_get_attribute)(algo, attr, buf, sizeInBytes, sizeWritten);
     cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1160,7 +1160,7 @@ static inline cublasStatus_t cubind_cublasLt_logger_set_callback_inline(cublasLt
 {
     cublasStatus_t (*cubind_fn)(cublasLtLoggerCallback_t callback) = (cublasStatus_t (*)(cublasLtLoggerCallback_t callback))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 44);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_logger_set_callback)(callback);
     cubind_status = cubind_fn(callback);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1173,7 +1173,7 @@ static inline cublasStatus_t cubind_cublasLt_logger_set_file_inline(FILE *file)
 {
     cublasStatus_t (*cubind_fn)(FILE *file) = (cublasStatus_t (*)(FILE *file))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 45);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_logger_set_file)(file);
     cubind_status = cubind_fn(file);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1186,7 +1186,7 @@ static inline cublasStatus_t cubind_cublasLt_logger_open_file_inline(const char 
 {
     cublasStatus_t (*cubind_fn)(const char *logFile) = (cublasStatus_t (*)(const char *logFile))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 46);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_logger_open_file)(logFile);
     cubind_status = cubind_fn(logFile);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1199,7 +1199,7 @@ static inline cublasStatus_t cubind_cublasLt_logger_set_level_inline(int level)
 {
     cublasStatus_t (*cubind_fn)(int level) = (cublasStatus_t (*)(int level))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 47);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_logger_set_level)(level);
     cubind_status = cubind_fn(level);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1212,7 +1212,7 @@ static inline cublasStatus_t cubind_cublasLt_logger_set_mask_inline(int mask)
 {
     cublasStatus_t (*cubind_fn)(int mask) = (cublasStatus_t (*)(int mask))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 48);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_logger_set_mask)(mask);
     cubind_status = cubind_fn(mask);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1225,7 +1225,7 @@ static inline cublasStatus_t cubind_cublasLt_logger_force_disable_inline(void)
 {
     cublasStatus_t (*cubind_fn)(void) = (cublasStatus_t (*)(void))CUBIND_SLOT_LOAD(cubind_cublasLt_slots_4080690f413a, 49);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasLt_logger_force_disable)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))

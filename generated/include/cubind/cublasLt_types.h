@@ -13,12 +13,23 @@
 #pragma GCC system_header
 #endif
 
+#include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cubind/cuda_types.h"
+#include "cubind/platform.h"
+#include "cubind/cuda_types_cuda_fp16.h"
+#include "cubind/cuda_types_cuda_bf16.h"
+#include "cubind/cuda_types_vector_types.h"
+#include "cubind/cuda_types_driver_types.h"
+#include "cubind/cuda_types_cuComplex.h"
+#include "cubind/cuda_types_library_types.h"
+#include "cubind/cuda_types_surface_types.h"
+#include "cubind/cuda_types_texture_types.h"
 #include "cubind/cublas_types.h"
+#include "cubind/runtime_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
 #include <cublasLt.h>

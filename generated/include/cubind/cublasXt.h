@@ -936,7 +936,7 @@ static inline cublasStatus_t cubind_cublasXt_create_inline(cublasXtHandle_t *han
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t *handle) = (cublasStatus_t (*)(cublasXtHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 539);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_create)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -949,7 +949,7 @@ static inline cublasStatus_t cubind_cublasXt_destroy_inline(cublasXtHandle_t han
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle) = (cublasStatus_t (*)(cublasXtHandle_t handle))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 540);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_destroy)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -962,7 +962,7 @@ static inline cublasStatus_t cubind_cublasXt_get_num_boards_inline(int nbDevices
 {
     cublasStatus_t (*cubind_fn)(int nbDevices, int deviceId[], int *nbBoards) = (cublasStatus_t (*)(int nbDevices, int deviceId[], int *nbBoards))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 541);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_get_num_boards)(nbDevices, deviceId, nbBoards);
     cubind_status = cubind_fn(nbDevices, deviceId, nbBoards);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -975,7 +975,7 @@ static inline cublasStatus_t cubind_cublasXt_max_boards_inline(int *nbGpuBoards)
 {
     cublasStatus_t (*cubind_fn)(int *nbGpuBoards) = (cublasStatus_t (*)(int *nbGpuBoards))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 542);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_max_boards)(nbGpuBoards);
     cubind_status = cubind_fn(nbGpuBoards);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -988,7 +988,7 @@ static inline cublasStatus_t cubind_cublasXt_device_select_inline(cublasXtHandle
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, int nbDevices, int deviceId[]) = (cublasStatus_t (*)(cublasXtHandle_t handle, int nbDevices, int deviceId[]))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 543);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_device_select)(handle, nbDevices, deviceId);
     cubind_status = cubind_fn(handle, nbDevices, deviceId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1001,7 +1001,7 @@ static inline cublasStatus_t cubind_cublasXt_set_block_dim_inline(cublasXtHandle
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, int blockDim) = (cublasStatus_t (*)(cublasXtHandle_t handle, int blockDim))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 544);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_set_block_dim)(handle, blockDim);
     cubind_status = cubind_fn(handle, blockDim);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1014,7 +1014,7 @@ static inline cublasStatus_t cubind_cublasXt_get_block_dim_inline(cublasXtHandle
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, int *blockDim) = (cublasStatus_t (*)(cublasXtHandle_t handle, int *blockDim))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 545);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_get_block_dim)(handle, blockDim);
     cubind_status = cubind_fn(handle, blockDim);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1027,7 +1027,7 @@ static inline cublasStatus_t cubind_cublasXt_get_pinning_mem_mode_inline(cublasX
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasXtPinnedMemMode_t *mode) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasXtPinnedMemMode_t *mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 546);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_get_pinning_mem_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1040,7 +1040,7 @@ static inline cublasStatus_t cubind_cublasXt_set_pinning_mem_mode_inline(cublasX
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasXtPinnedMemMode_t mode) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasXtPinnedMemMode_t mode))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 547);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_set_pinning_mem_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1053,7 +1053,7 @@ static inline cublasStatus_t cubind_cublasXt_set_cpu_routine_inline(cublasXtHand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, void *blasFunctor) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, void *blasFunctor))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 548);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_set_cpu_routine)(handle, blasOp, type, blasFunctor);
     cubind_status = cubind_fn(handle, blasOp, type, blasFunctor);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1066,7 +1066,7 @@ static inline cublasStatus_t cubind_cublasXt_set_cpu_ratio_inline(cublasXtHandle
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, float ratio) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type, float ratio))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 549);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_set_cpu_ratio)(handle, blasOp, type, ratio);
     cubind_status = cubind_fn(handle, blasOp, type, ratio);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1079,7 +1079,7 @@ static inline cublasStatus_t cubind_cublasXt_sgemm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 550);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_sgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1092,7 +1092,7 @@ static inline cublasStatus_t cubind_cublasXt_dgemm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 551);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_dgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1105,7 +1105,7 @@ static inline cublasStatus_t cubind_cublasXt_cgemm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 552);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_cgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1118,7 +1118,7 @@ static inline cublasStatus_t cubind_cublasXt_zgemm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, size_t m, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 553);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_zgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1131,7 +1131,7 @@ static inline cublasStatus_t cubind_cublasXt_ssyrk_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *beta, float *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *beta, float *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 554);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_ssyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1144,7 +1144,7 @@ static inline cublasStatus_t cubind_cublasXt_dsyrk_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *beta, double *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *beta, double *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 555);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_dsyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1157,7 +1157,7 @@ static inline cublasStatus_t cubind_cublasXt_csyrk_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *beta, cuComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *beta, cuComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 556);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_csyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1170,7 +1170,7 @@ static inline cublasStatus_t cubind_cublasXt_zsyrk_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 557);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_zsyrk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1183,7 +1183,7 @@ static inline cublasStatus_t cubind_cublasXt_cherk_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const cuComplex *A, size_t lda, const float *beta, cuComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const cuComplex *A, size_t lda, const float *beta, cuComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 558);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_cherk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1196,7 +1196,7 @@ static inline cublasStatus_t cubind_cublasXt_zherk_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const cuDoubleComplex *A, size_t lda, const double *beta, cuDoubleComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const cuDoubleComplex *A, size_t lda, const double *beta, cuDoubleComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 559);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_zherk)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1209,7 +1209,7 @@ static inline cublasStatus_t cubind_cublasXt_ssyr2k_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 560);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_ssyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1222,7 +1222,7 @@ static inline cublasStatus_t cubind_cublasXt_dsyr2k_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 561);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_dsyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1235,7 +1235,7 @@ static inline cublasStatus_t cubind_cublasXt_csyr2k_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 562);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_csyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1248,7 +1248,7 @@ static inline cublasStatus_t cubind_cublasXt_zsyr2k_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 563);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_zsyr2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1261,7 +1261,7 @@ static inline cublasStatus_t cubind_cublasXt_cherkx_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const float *beta, cuComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const float *beta, cuComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 564);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_cherkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1274,7 +1274,7 @@ static inline cublasStatus_t cubind_cublasXt_zherkx_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const double *beta, cuDoubleComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const double *beta, cuDoubleComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 565);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_zherkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1287,7 +1287,7 @@ static inline cublasStatus_t cubind_cublasXt_strsm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float *alpha, const float *A, size_t lda, float *B, size_t ldb) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float *alpha, const float *A, size_t lda, float *B, size_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 566);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_strsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1300,7 +1300,7 @@ static inline cublasStatus_t cubind_cublasXt_dtrsm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double *alpha, const double *A, size_t lda, double *B, size_t ldb) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double *alpha, const double *A, size_t lda, double *B, size_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 567);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_dtrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1313,7 +1313,7 @@ static inline cublasStatus_t cubind_cublasXt_ctrsm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, cuComplex *B, size_t ldb) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, cuComplex *B, size_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 568);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_ctrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1326,7 +1326,7 @@ static inline cublasStatus_t cubind_cublasXt_ztrsm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, cuDoubleComplex *B, size_t ldb) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, cuDoubleComplex *B, size_t ldb))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 569);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_ztrsm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1339,7 +1339,7 @@ static inline cublasStatus_t cubind_cublasXt_ssymm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 570);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_ssymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1352,7 +1352,7 @@ static inline cublasStatus_t cubind_cublasXt_dsymm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 571);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_dsymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1365,7 +1365,7 @@ static inline cublasStatus_t cubind_cublasXt_csymm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 572);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_csymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1378,7 +1378,7 @@ static inline cublasStatus_t cubind_cublasXt_zsymm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 573);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_zsymm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1391,7 +1391,7 @@ static inline cublasStatus_t cubind_cublasXt_chemm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 574);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_chemm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1404,7 +1404,7 @@ static inline cublasStatus_t cubind_cublasXt_zhemm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 575);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_zhemm)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1417,7 +1417,7 @@ static inline cublasStatus_t cubind_cublasXt_ssyrkx_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, const float *beta, float *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 576);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_ssyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1430,7 +1430,7 @@ static inline cublasStatus_t cubind_cublasXt_dsyrkx_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, const double *beta, double *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 577);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_dsyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1443,7 +1443,7 @@ static inline cublasStatus_t cubind_cublasXt_csyrkx_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 578);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_csyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1456,7 +1456,7 @@ static inline cublasStatus_t cubind_cublasXt_zsyrkx_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 579);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_zsyrkx)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1469,7 +1469,7 @@ static inline cublasStatus_t cubind_cublasXt_cher2k_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const float *beta, cuComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, const float *beta, cuComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 580);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_cher2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1482,7 +1482,7 @@ static inline cublasStatus_t cubind_cublasXt_zher2k_inline(cublasXtHandle_t hand
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const double *beta, cuDoubleComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, size_t n, size_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, const double *beta, cuDoubleComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 581);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_zher2k)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1495,7 +1495,7 @@ static inline cublasStatus_t cubind_cublasXt_sspmm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float *alpha, const float *AP, const float *B, size_t ldb, const float *beta, float *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const float *alpha, const float *AP, const float *B, size_t ldb, const float *beta, float *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 582);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_sspmm)(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1508,7 +1508,7 @@ static inline cublasStatus_t cubind_cublasXt_dspmm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double *alpha, const double *AP, const double *B, size_t ldb, const double *beta, double *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const double *alpha, const double *AP, const double *B, size_t ldb, const double *beta, double *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 583);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_dspmm)(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1521,7 +1521,7 @@ static inline cublasStatus_t cubind_cublasXt_cspmm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *B, size_t ldb, const cuComplex *beta, cuComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 584);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_cspmm)(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1534,7 +1534,7 @@ static inline cublasStatus_t cubind_cublasXt_zspmm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *B, size_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 585);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_zspmm)(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1547,7 +1547,7 @@ static inline cublasStatus_t cubind_cublasXt_strmm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const float *alpha, const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 586);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_strmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1560,7 +1560,7 @@ static inline cublasStatus_t cubind_cublasXt_dtrmm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, double *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const double *alpha, const double *A, size_t lda, const double *B, size_t ldb, double *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 587);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_dtrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1573,7 +1573,7 @@ static inline cublasStatus_t cubind_cublasXt_ctrmm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, cuComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuComplex *alpha, const cuComplex *A, size_t lda, const cuComplex *B, size_t ldb, cuComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 588);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_ctrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
@@ -1586,7 +1586,7 @@ static inline cublasStatus_t cubind_cublasXt_ztrmm_inline(cublasXtHandle_t handl
 {
     cublasStatus_t (*cubind_fn)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, cuDoubleComplex *C, size_t ldc) = (cublasStatus_t (*)(cublasXtHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, size_t m, size_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, size_t lda, const cuDoubleComplex *B, size_t ldb, cuDoubleComplex *C, size_t ldc))CUBIND_SLOT_LOAD(cubind_cublas_slots_9d2f5ed71813, 589);
     cublasStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cublasXt_ztrmm)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))

@@ -2995,7 +2995,7 @@ CUBIND_API extern cubind_slot *const cubind_cudnn_slots_d0633fc94753;
 static inline size_t cubind_cudnn_get_version_inline(void)
 {
     size_t (*cubind_fn)(void) = (size_t (*)(void))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 0);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_version)();
     return cubind_fn();
 }
@@ -3004,7 +3004,7 @@ static inline size_t cubind_cudnn_get_version_inline(void)
 static inline size_t cubind_cudnn_get_max_device_version_inline(void)
 {
     size_t (*cubind_fn)(void) = (size_t (*)(void))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 1);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_max_device_version)();
     return cubind_fn();
 }
@@ -3013,7 +3013,7 @@ static inline size_t cubind_cudnn_get_max_device_version_inline(void)
 static inline size_t cubind_cudnn_get_cudart_version_inline(void)
 {
     size_t (*cubind_fn)(void) = (size_t (*)(void))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 2);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_cudart_version)();
     return cubind_fn();
 }
@@ -3022,7 +3022,7 @@ static inline size_t cubind_cudnn_get_cudart_version_inline(void)
 static inline const char *cubind_cudnn_get_error_string_inline(cudnnStatus_t status)
 {
     const char *(*cubind_fn)(cudnnStatus_t status) = (const char *(*)(cudnnStatus_t status))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 3);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_error_string)(status);
     return cubind_fn(status);
 }
@@ -3031,7 +3031,7 @@ static inline const char *cubind_cudnn_get_error_string_inline(cudnnStatus_t sta
 static inline void cubind_cudnn_get_last_error_string_inline(char *message, size_t max_size)
 {
     void (*cubind_fn)(char *message, size_t max_size) = (void (*)(char *message, size_t max_size))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 4);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL)) {
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn)) {
         (cubind_cudnn_get_last_error_string)(message, max_size);
         return;
     }
@@ -3043,7 +3043,7 @@ static inline cudnnStatus_t cubind_cudnn_query_runtime_error_inline(cudnnHandle_
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 5);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_query_runtime_error)(handle, rstatus, mode, tag);
     cubind_status = cubind_fn(handle, rstatus, mode, tag);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3056,7 +3056,7 @@ static inline cudnnStatus_t cubind_cudnn_get_property_inline(libraryPropertyType
 {
     cudnnStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (cudnnStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 6);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_property)(type, value);
     cubind_status = cubind_fn(type, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3069,7 +3069,7 @@ static inline cudnnStatus_t cubind_cudnn_create_inline(cudnnHandle_t *handle)
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t *handle) = (cudnnStatus_t (*)(cudnnHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 7);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3082,7 +3082,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_inline(cudnnHandle_t handle)
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle) = (cudnnStatus_t (*)(cudnnHandle_t handle))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 8);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3095,7 +3095,7 @@ static inline cudnnStatus_t cubind_cudnn_set_stream_inline(cudnnHandle_t handle,
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudaStream_t streamId) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudaStream_t streamId))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 9);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_stream)(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3108,7 +3108,7 @@ static inline cudnnStatus_t cubind_cudnn_get_stream_inline(cudnnHandle_t handle,
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudaStream_t *streamId) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudaStream_t *streamId))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 10);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_stream)(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3121,7 +3121,7 @@ static inline cudnnStatus_t cubind_cudnn_set_callback_inline(unsigned int mask, 
 {
     cudnnStatus_t (*cubind_fn)(unsigned int mask, void *udata, cudnnCallback_t fptr) = (cudnnStatus_t (*)(unsigned int mask, void *udata, cudnnCallback_t fptr))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 11);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_callback)(mask, udata, fptr);
     cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3134,7 +3134,7 @@ static inline cudnnStatus_t cubind_cudnn_get_callback_inline(unsigned int *mask,
 {
     cudnnStatus_t (*cubind_fn)(unsigned int *mask, void **udata, cudnnCallback_t *fptr) = (cudnnStatus_t (*)(unsigned int *mask, void **udata, cudnnCallback_t *fptr))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 12);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_callback)(mask, udata, fptr);
     cubind_status = cubind_fn(mask, udata, fptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3147,7 +3147,7 @@ static inline cudnnStatus_t cubind_cudnn_graph_version_check_inline(void)
 {
     cudnnStatus_t (*cubind_fn)(void) = (cudnnStatus_t (*)(void))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 13);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_graph_version_check)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3160,7 +3160,7 @@ static inline cudnnStatus_t cubind_cudnn_backend_create_descriptor_inline(cudnnB
 {
     cudnnStatus_t (*cubind_fn)(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor) = (cudnnStatus_t (*)(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 14);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_backend_create_descriptor)(descriptorType, descriptor);
     cubind_status = cubind_fn(descriptorType, descriptor);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3173,7 +3173,7 @@ static inline cudnnStatus_t cubind_cudnn_backend_destroy_descriptor_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnBackendDescriptor_t descriptor) = (cudnnStatus_t (*)(cudnnBackendDescriptor_t descriptor))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 15);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_backend_destroy_descriptor)(descriptor);
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3186,7 +3186,7 @@ static inline cudnnStatus_t cubind_cudnn_backend_initialize_inline(cudnnBackendD
 {
     cudnnStatus_t (*cubind_fn)(cudnnBackendDescriptor_t descriptor) = (cudnnStatus_t (*)(cudnnBackendDescriptor_t descriptor))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 16);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_backend_initialize)(descriptor);
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3199,7 +3199,7 @@ static inline cudnnStatus_t cubind_cudnn_backend_finalize_inline(cudnnBackendDes
 {
     cudnnStatus_t (*cubind_fn)(cudnnBackendDescriptor_t descriptor) = (cudnnStatus_t (*)(cudnnBackendDescriptor_t descriptor))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 17);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_backend_finalize)(descriptor);
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3212,7 +3212,7 @@ static inline cudnnStatus_t cubind_cudnn_backend_set_attribute_inline(cudnnBacke
 {
     cudnnStatus_t (*cubind_fn)(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements) = (cudnnStatus_t (*)(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 18);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_backend_set_attribute)(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     cubind_status = cubind_fn(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3225,7 +3225,7 @@ static inline cudnnStatus_t cubind_cudnn_backend_get_attribute_inline(const cudn
 {
     cudnnStatus_t (*cubind_fn)(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements) = (cudnnStatus_t (*)(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 19);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_backend_get_attribute)(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     cubind_status = cubind_fn(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3238,7 +3238,7 @@ static inline cudnnStatus_t cubind_cudnn_backend_execute_inline(cudnnHandle_t ha
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 20);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_backend_execute)(handle, executionPlan, variantPack);
     cubind_status = cubind_fn(handle, executionPlan, variantPack);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3251,7 +3251,7 @@ static inline cudnnStatus_t cubind_cudnn_backend_populate_cuda_graph_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 21);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_backend_populate_cuda_graph)(handle, executionPlan, variantPack, graph);
     cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3264,7 +3264,7 @@ static inline cudnnStatus_t cubind_cudnn_backend_update_cuda_graph_inline(cudnnH
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 22);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_backend_update_cuda_graph)(handle, executionPlan, variantPack, graph);
     cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3277,7 +3277,7 @@ static inline cudnnStatus_t cubind_cudnn_create_tensor_descriptor_inline(cudnnTe
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorDescriptor_t *tensorDesc) = (cudnnStatus_t (*)(cudnnTensorDescriptor_t *tensorDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 23);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_tensor_descriptor)(tensorDesc);
     cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3290,7 +3290,7 @@ static inline cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_inline(cudnnTen
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w) = (cudnnStatus_t (*)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 24);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_tensor4d_descriptor)(tensorDesc, format, dataType, n, c, h, w);
     cubind_status = cubind_fn(tensorDesc, format, dataType, n, c, h, w);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3303,7 +3303,7 @@ static inline cudnnStatus_t cubind_cudnn_set_tensor4d_descriptor_ex_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride) = (cudnnStatus_t (*)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 25);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_tensor4d_descriptor_ex)(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3316,7 +3316,7 @@ static inline cudnnStatus_t cubind_cudnn_get_tensor4d_descriptor_inline(const cu
 {
     cudnnStatus_t (*cubind_fn)(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride) = (cudnnStatus_t (*)(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 26);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_tensor4d_descriptor)(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3329,7 +3329,7 @@ static inline cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_inline(cudnnTe
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[]) = (cudnnStatus_t (*)(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const int strideA[]))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 27);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_tensor_nd_descriptor)(tensorDesc, dataType, nbDims, dimA, strideA);
     cubind_status = cubind_fn(tensorDesc, dataType, nbDims, dimA, strideA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3342,7 +3342,7 @@ static inline cudnnStatus_t cubind_cudnn_set_tensor_nd_descriptor_ex_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[]) = (cudnnStatus_t (*)(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int dimA[]))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 28);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_tensor_nd_descriptor_ex)(tensorDesc, format, dataType, nbDims, dimA);
     cubind_status = cubind_fn(tensorDesc, format, dataType, nbDims, dimA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3355,7 +3355,7 @@ static inline cudnnStatus_t cubind_cudnn_get_tensor_nd_descriptor_inline(const c
 {
     cudnnStatus_t (*cubind_fn)(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]) = (cudnnStatus_t (*)(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 29);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_tensor_nd_descriptor)(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     cubind_status = cubind_fn(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3368,7 +3368,7 @@ static inline cudnnStatus_t cubind_cudnn_get_tensor_size_in_bytes_inline(const c
 {
     cudnnStatus_t (*cubind_fn)(const cudnnTensorDescriptor_t tensorDesc, size_t *size) = (cudnnStatus_t (*)(const cudnnTensorDescriptor_t tensorDesc, size_t *size))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 30);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_tensor_size_in_bytes)(tensorDesc, size);
     cubind_status = cubind_fn(tensorDesc, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3381,7 +3381,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_tensor_descriptor_inline(cudnnT
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorDescriptor_t tensorDesc) = (cudnnStatus_t (*)(cudnnTensorDescriptor_t tensorDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 31);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_tensor_descriptor)(tensorDesc);
     cubind_status = cubind_fn(tensorDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3394,7 +3394,7 @@ static inline cudnnStatus_t cubind_cudnn_init_transform_dest_inline(const cudnnT
 {
     cudnnStatus_t (*cubind_fn)(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes) = (cudnnStatus_t (*)(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 32);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_init_transform_dest)(transformDesc, srcDesc, destDesc, destSizeInBytes);
     cubind_status = cubind_fn(transformDesc, srcDesc, destDesc, destSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3407,7 +3407,7 @@ static inline cudnnStatus_t cubind_cudnn_create_tensor_transform_descriptor_inli
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorTransformDescriptor_t *transformDesc) = (cudnnStatus_t (*)(cudnnTensorTransformDescriptor_t *transformDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 33);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_tensor_transform_descriptor)(transformDesc);
     cubind_status = cubind_fn(transformDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3420,7 +3420,7 @@ static inline cudnnStatus_t cubind_cudnn_set_tensor_transform_descriptor_inline(
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction) = (cudnnStatus_t (*)(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t padBeforeA[], const int32_t padAfterA[], const uint32_t foldA[], const cudnnFoldingDirection_t direction))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 34);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_tensor_transform_descriptor)(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     cubind_status = cubind_fn(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3433,7 +3433,7 @@ static inline cudnnStatus_t cubind_cudnn_get_tensor_transform_descriptor_inline(
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction) = (cudnnStatus_t (*)(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t padBeforeA[], int32_t padAfterA[], uint32_t foldA[], cudnnFoldingDirection_t *direction))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 35);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_tensor_transform_descriptor)(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     cubind_status = cubind_fn(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3446,7 +3446,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_tensor_transform_descriptor_inl
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorTransformDescriptor_t transformDesc) = (cudnnStatus_t (*)(cudnnTensorTransformDescriptor_t transformDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 36);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_tensor_transform_descriptor)(transformDesc);
     cubind_status = cubind_fn(transformDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3459,7 +3459,7 @@ static inline cudnnStatus_t cubind_cudnn_transform_tensor_inline(cudnnHandle_t h
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y) = (cudnnStatus_t (*)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 37);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_transform_tensor)(handle, alpha, xDesc, x, beta, yDesc, y);
     cubind_status = cubind_fn(handle, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3472,7 +3472,7 @@ static inline cudnnStatus_t cubind_cudnn_transform_tensor_ex_inline(cudnnHandle_
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 38);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_transform_tensor_ex)(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3485,7 +3485,7 @@ static inline cudnnStatus_t cubind_cudnn_add_tensor_inline(cudnnHandle_t handle,
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C) = (cudnnStatus_t (*)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 39);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_add_tensor)(handle, alpha, aDesc, A, beta, cDesc, C);
     cubind_status = cubind_fn(handle, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3498,7 +3498,7 @@ static inline cudnnStatus_t cubind_cudnn_create_op_tensor_descriptor_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnOpTensorDescriptor_t *opTensorDesc) = (cudnnStatus_t (*)(cudnnOpTensorDescriptor_t *opTensorDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 40);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_op_tensor_descriptor)(opTensorDesc);
     cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3511,7 +3511,7 @@ static inline cudnnStatus_t cubind_cudnn_set_op_tensor_descriptor_inline(cudnnOp
 {
     cudnnStatus_t (*cubind_fn)(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt) = (cudnnStatus_t (*)(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 41);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_op_tensor_descriptor)(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3524,7 +3524,7 @@ static inline cudnnStatus_t cubind_cudnn_get_op_tensor_descriptor_inline(const c
 {
     cudnnStatus_t (*cubind_fn)(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt) = (cudnnStatus_t (*)(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 42);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_op_tensor_descriptor)(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3537,7 +3537,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_op_tensor_descriptor_inline(cud
 {
     cudnnStatus_t (*cubind_fn)(cudnnOpTensorDescriptor_t opTensorDesc) = (cudnnStatus_t (*)(cudnnOpTensorDescriptor_t opTensorDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 43);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_op_tensor_descriptor)(opTensorDesc);
     cubind_status = cubind_fn(opTensorDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3550,7 +3550,7 @@ static inline cudnnStatus_t cubind_cudnn_op_tensor_inline(cudnnHandle_t handle, 
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 44);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_op_tensor)(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     cubind_status = cubind_fn(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3563,7 +3563,7 @@ static inline cudnnStatus_t cubind_cudnn_create_reduce_tensor_descriptor_inline(
 {
     cudnnStatus_t (*cubind_fn)(cudnnReduceTensorDescriptor_t *reduceTensorDesc) = (cudnnStatus_t (*)(cudnnReduceTensorDescriptor_t *reduceTensorDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 45);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_reduce_tensor_descriptor)(reduceTensorDesc);
     cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3576,7 +3576,7 @@ static inline cudnnStatus_t cubind_cudnn_set_reduce_tensor_descriptor_inline(cud
 {
     cudnnStatus_t (*cubind_fn)(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType) = (cudnnStatus_t (*)(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 46);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_reduce_tensor_descriptor)(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3589,7 +3589,7 @@ static inline cudnnStatus_t cubind_cudnn_get_reduce_tensor_descriptor_inline(con
 {
     cudnnStatus_t (*cubind_fn)(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType) = (cudnnStatus_t (*)(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 47);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_reduce_tensor_descriptor)(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3602,7 +3602,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_reduce_tensor_descriptor_inline
 {
     cudnnStatus_t (*cubind_fn)(cudnnReduceTensorDescriptor_t reduceTensorDesc) = (cudnnStatus_t (*)(cudnnReduceTensorDescriptor_t reduceTensorDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 48);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_reduce_tensor_descriptor)(reduceTensorDesc);
     cubind_status = cubind_fn(reduceTensorDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3615,7 +3615,7 @@ static inline cudnnStatus_t cubind_cudnn_get_reduction_indices_size_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 49);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_reduction_indices_size)(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3628,7 +3628,7 @@ static inline cudnnStatus_t cubind_cudnn_get_reduction_workspace_size_inline(cud
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 50);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_reduction_workspace_size)(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3641,7 +3641,7 @@ static inline cudnnStatus_t cubind_cudnn_reduce_tensor_inline(cudnnHandle_t hand
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 51);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_reduce_tensor)(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     cubind_status = cubind_fn(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3654,7 +3654,7 @@ static inline cudnnStatus_t cubind_cudnn_set_tensor_inline(cudnnHandle_t handle,
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 52);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_tensor)(handle, yDesc, y, valuePtr);
     cubind_status = cubind_fn(handle, yDesc, y, valuePtr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3667,7 +3667,7 @@ static inline cudnnStatus_t cubind_cudnn_scale_tensor_inline(cudnnHandle_t handl
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 53);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_scale_tensor)(handle, yDesc, y, alpha);
     cubind_status = cubind_fn(handle, yDesc, y, alpha);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3680,7 +3680,7 @@ static inline cudnnStatus_t cubind_cudnn_create_filter_descriptor_inline(cudnnFi
 {
     cudnnStatus_t (*cubind_fn)(cudnnFilterDescriptor_t *filterDesc) = (cudnnStatus_t (*)(cudnnFilterDescriptor_t *filterDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 54);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_filter_descriptor)(filterDesc);
     cubind_status = cubind_fn(filterDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3693,7 +3693,7 @@ static inline cudnnStatus_t cubind_cudnn_set_filter4d_descriptor_inline(cudnnFil
 {
     cudnnStatus_t (*cubind_fn)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w) = (cudnnStatus_t (*)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 55);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_filter4d_descriptor)(filterDesc, dataType, format, k, c, h, w);
     cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3706,7 +3706,7 @@ static inline cudnnStatus_t cubind_cudnn_get_filter4d_descriptor_inline(const cu
 {
     cudnnStatus_t (*cubind_fn)(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w) = (cudnnStatus_t (*)(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 56);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_filter4d_descriptor)(filterDesc, dataType, format, k, c, h, w);
     cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3719,7 +3719,7 @@ static inline cudnnStatus_t cubind_cudnn_set_filter_nd_descriptor_inline(cudnnFi
 {
     cudnnStatus_t (*cubind_fn)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[]) = (cudnnStatus_t (*)(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int filterDimA[]))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 57);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_filter_nd_descriptor)(filterDesc, dataType, format, nbDims, filterDimA);
     cubind_status = cubind_fn(filterDesc, dataType, format, nbDims, filterDimA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3732,7 +3732,7 @@ static inline cudnnStatus_t cubind_cudnn_get_filter_nd_descriptor_inline(const c
 {
     cudnnStatus_t (*cubind_fn)(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[]) = (cudnnStatus_t (*)(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int filterDimA[]))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 58);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_filter_nd_descriptor)(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     cubind_status = cubind_fn(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3745,7 +3745,7 @@ static inline cudnnStatus_t cubind_cudnn_get_filter_size_in_bytes_inline(const c
 {
     cudnnStatus_t (*cubind_fn)(const cudnnFilterDescriptor_t filterDesc, size_t *size) = (cudnnStatus_t (*)(const cudnnFilterDescriptor_t filterDesc, size_t *size))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 59);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_filter_size_in_bytes)(filterDesc, size);
     cubind_status = cubind_fn(filterDesc, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3758,7 +3758,7 @@ static inline cudnnStatus_t cubind_cudnn_transform_filter_inline(cudnnHandle_t h
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 60);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_transform_filter)(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3771,7 +3771,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_filter_descriptor_inline(cudnnF
 {
     cudnnStatus_t (*cubind_fn)(cudnnFilterDescriptor_t filterDesc) = (cudnnStatus_t (*)(cudnnFilterDescriptor_t filterDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 61);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_filter_descriptor)(filterDesc);
     cubind_status = cubind_fn(filterDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3784,7 +3784,7 @@ static inline cudnnStatus_t cubind_cudnn_softmax_forward_inline(cudnnHandle_t ha
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 62);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_softmax_forward)(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     cubind_status = cubind_fn(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3797,7 +3797,7 @@ static inline cudnnStatus_t cubind_cudnn_create_pooling_descriptor_inline(cudnnP
 {
     cudnnStatus_t (*cubind_fn)(cudnnPoolingDescriptor_t *poolingDesc) = (cudnnStatus_t (*)(cudnnPoolingDescriptor_t *poolingDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 63);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_pooling_descriptor)(poolingDesc);
     cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3810,7 +3810,7 @@ static inline cudnnStatus_t cubind_cudnn_set_pooling2d_descriptor_inline(cudnnPo
 {
     cudnnStatus_t (*cubind_fn)(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride) = (cudnnStatus_t (*)(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 64);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_pooling2d_descriptor)(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3823,7 +3823,7 @@ static inline cudnnStatus_t cubind_cudnn_get_pooling2d_descriptor_inline(const c
 {
     cudnnStatus_t (*cubind_fn)(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride) = (cudnnStatus_t (*)(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 65);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_pooling2d_descriptor)(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3836,7 +3836,7 @@ static inline cudnnStatus_t cubind_cudnn_set_pooling_nd_descriptor_inline(cudnnP
 {
     cudnnStatus_t (*cubind_fn)(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[]) = (cudnnStatus_t (*)(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int windowDimA[], const int paddingA[], const int strideA[]))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 66);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_pooling_nd_descriptor)(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3849,7 +3849,7 @@ static inline cudnnStatus_t cubind_cudnn_get_pooling_nd_descriptor_inline(const 
 {
     cudnnStatus_t (*cubind_fn)(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[]) = (cudnnStatus_t (*)(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int windowDimA[], int paddingA[], int strideA[]))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 67);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_pooling_nd_descriptor)(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cubind_status = cubind_fn(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3862,7 +3862,7 @@ static inline cudnnStatus_t cubind_cudnn_get_pooling_nd_forward_output_dim_inlin
 {
     cudnnStatus_t (*cubind_fn)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[]) = (cudnnStatus_t (*)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int outputTensorDimA[]))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 68);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_pooling_nd_forward_output_dim)(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     cubind_status = cubind_fn(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3875,7 +3875,7 @@ static inline cudnnStatus_t cubind_cudnn_get_pooling2d_forward_output_dim_inline
 {
     cudnnStatus_t (*cubind_fn)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w) = (cudnnStatus_t (*)(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 69);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_pooling2d_forward_output_dim)(poolingDesc, inputTensorDesc, n, c, h, w);
     cubind_status = cubind_fn(poolingDesc, inputTensorDesc, n, c, h, w);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3888,7 +3888,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_pooling_descriptor_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnPoolingDescriptor_t poolingDesc) = (cudnnStatus_t (*)(cudnnPoolingDescriptor_t poolingDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 70);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_pooling_descriptor)(poolingDesc);
     cubind_status = cubind_fn(poolingDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3901,7 +3901,7 @@ static inline cudnnStatus_t cubind_cudnn_pooling_forward_inline(cudnnHandle_t ha
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 71);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_pooling_forward)(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     cubind_status = cubind_fn(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3914,7 +3914,7 @@ static inline cudnnStatus_t cubind_cudnn_create_activation_descriptor_inline(cud
 {
     cudnnStatus_t (*cubind_fn)(cudnnActivationDescriptor_t *activationDesc) = (cudnnStatus_t (*)(cudnnActivationDescriptor_t *activationDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 72);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_activation_descriptor)(activationDesc);
     cubind_status = cubind_fn(activationDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3927,7 +3927,7 @@ static inline cudnnStatus_t cubind_cudnn_set_activation_descriptor_inline(cudnnA
 {
     cudnnStatus_t (*cubind_fn)(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef) = (cudnnStatus_t (*)(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 73);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_activation_descriptor)(activationDesc, mode, reluNanOpt, coef);
     cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3940,7 +3940,7 @@ static inline cudnnStatus_t cubind_cudnn_get_activation_descriptor_inline(const 
 {
     cudnnStatus_t (*cubind_fn)(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef) = (cudnnStatus_t (*)(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 74);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_activation_descriptor)(activationDesc, mode, reluNanOpt, coef);
     cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3953,7 +3953,7 @@ static inline cudnnStatus_t cubind_cudnn_set_activation_descriptor_swish_beta_in
 {
     cudnnStatus_t (*cubind_fn)(cudnnActivationDescriptor_t activationDesc, double swish_beta) = (cudnnStatus_t (*)(cudnnActivationDescriptor_t activationDesc, double swish_beta))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 75);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_activation_descriptor_swish_beta)(activationDesc, swish_beta);
     cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3966,7 +3966,7 @@ static inline cudnnStatus_t cubind_cudnn_get_activation_descriptor_swish_beta_in
 {
     cudnnStatus_t (*cubind_fn)(cudnnActivationDescriptor_t activationDesc, double *swish_beta) = (cudnnStatus_t (*)(cudnnActivationDescriptor_t activationDesc, double *swish_beta))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 76);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_activation_descriptor_swish_beta)(activationDesc, swish_beta);
     cubind_status = cubind_fn(activationDesc, swish_beta);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3979,7 +3979,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_activation_descriptor_inline(cu
 {
     cudnnStatus_t (*cubind_fn)(cudnnActivationDescriptor_t activationDesc) = (cudnnStatus_t (*)(cudnnActivationDescriptor_t activationDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 77);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_activation_descriptor)(activationDesc);
     cubind_status = cubind_fn(activationDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -3992,7 +3992,7 @@ static inline cudnnStatus_t cubind_cudnn_activation_forward_inline(cudnnHandle_t
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 78);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_activation_forward)(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     cubind_status = cubind_fn(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4005,7 +4005,7 @@ static inline cudnnStatus_t cubind_cudnn_create_lrn_descriptor_inline(cudnnLRNDe
 {
     cudnnStatus_t (*cubind_fn)(cudnnLRNDescriptor_t *normDesc) = (cudnnStatus_t (*)(cudnnLRNDescriptor_t *normDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 79);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_lrn_descriptor)(normDesc);
     cubind_status = cubind_fn(normDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4018,7 +4018,7 @@ static inline cudnnStatus_t cubind_cudnn_set_lrn_descriptor_inline(cudnnLRNDescr
 {
     cudnnStatus_t (*cubind_fn)(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK) = (cudnnStatus_t (*)(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 80);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_lrn_descriptor)(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4031,7 +4031,7 @@ static inline cudnnStatus_t cubind_cudnn_get_lrn_descriptor_inline(cudnnLRNDescr
 {
     cudnnStatus_t (*cubind_fn)(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK) = (cudnnStatus_t (*)(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 81);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_lrn_descriptor)(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4044,7 +4044,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_lrn_descriptor_inline(cudnnLRND
 {
     cudnnStatus_t (*cubind_fn)(cudnnLRNDescriptor_t lrnDesc) = (cudnnStatus_t (*)(cudnnLRNDescriptor_t lrnDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 82);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_lrn_descriptor)(lrnDesc);
     cubind_status = cubind_fn(lrnDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4057,7 +4057,7 @@ static inline cudnnStatus_t cubind_cudnn_lrn_cross_channel_forward_inline(cudnnH
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 83);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_lrn_cross_channel_forward)(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4070,7 +4070,7 @@ static inline cudnnStatus_t cubind_cudnn_divisive_normalization_forward_inline(c
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 84);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_divisive_normalization_forward)(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4083,7 +4083,7 @@ static inline cudnnStatus_t cubind_cudnn_derive_bn_tensor_descriptor_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode) = (cudnnStatus_t (*)(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 85);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_derive_bn_tensor_descriptor)(derivedBnDesc, xDesc, mode);
     cubind_status = cubind_fn(derivedBnDesc, xDesc, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4096,7 +4096,7 @@ static inline cudnnStatus_t cubind_cudnn_batch_normalization_forward_inference_i
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 86);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_batch_normalization_forward_inference)(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4109,7 +4109,7 @@ static inline cudnnStatus_t cubind_cudnn_derive_norm_tensor_descriptor_inline(cu
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt) = (cudnnStatus_t (*)(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 87);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_derive_norm_tensor_descriptor)(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     cubind_status = cubind_fn(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4122,7 +4122,7 @@ static inline cudnnStatus_t cubind_cudnn_normalization_forward_inference_inline(
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 88);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_normalization_forward_inference)(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4135,7 +4135,7 @@ static inline cudnnStatus_t cubind_cudnn_create_spatial_transformer_descriptor_i
 {
     cudnnStatus_t (*cubind_fn)(cudnnSpatialTransformerDescriptor_t *stDesc) = (cudnnStatus_t (*)(cudnnSpatialTransformerDescriptor_t *stDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 89);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_spatial_transformer_descriptor)(stDesc);
     cubind_status = cubind_fn(stDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4148,7 +4148,7 @@ static inline cudnnStatus_t cubind_cudnn_set_spatial_transformer_nd_descriptor_i
 {
     cudnnStatus_t (*cubind_fn)(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[]) = (cudnnStatus_t (*)(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int dimA[]))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 90);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_spatial_transformer_nd_descriptor)(stDesc, samplerType, dataType, nbDims, dimA);
     cubind_status = cubind_fn(stDesc, samplerType, dataType, nbDims, dimA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4161,7 +4161,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_spatial_transformer_descriptor_
 {
     cudnnStatus_t (*cubind_fn)(cudnnSpatialTransformerDescriptor_t stDesc) = (cudnnStatus_t (*)(cudnnSpatialTransformerDescriptor_t stDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 91);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_spatial_transformer_descriptor)(stDesc);
     cubind_status = cubind_fn(stDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4174,7 +4174,7 @@ static inline cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_forward_inlin
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 92);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_spatial_tf_grid_generator_forward)(handle, stDesc, theta, grid);
     cubind_status = cubind_fn(handle, stDesc, theta, grid);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4187,7 +4187,7 @@ static inline cudnnStatus_t cubind_cudnn_spatial_tf_sampler_forward_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 93);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_spatial_tf_sampler_forward)(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4200,7 +4200,7 @@ static inline cudnnStatus_t cubind_cudnn_create_dropout_descriptor_inline(cudnnD
 {
     cudnnStatus_t (*cubind_fn)(cudnnDropoutDescriptor_t *dropoutDesc) = (cudnnStatus_t (*)(cudnnDropoutDescriptor_t *dropoutDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 94);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_dropout_descriptor)(dropoutDesc);
     cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4213,7 +4213,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_dropout_descriptor_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnDropoutDescriptor_t dropoutDesc) = (cudnnStatus_t (*)(cudnnDropoutDescriptor_t dropoutDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 95);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_dropout_descriptor)(dropoutDesc);
     cubind_status = cubind_fn(dropoutDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4226,7 +4226,7 @@ static inline cudnnStatus_t cubind_cudnn_dropout_get_states_size_inline(cudnnHan
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 96);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_dropout_get_states_size)(handle, sizeInBytes);
     cubind_status = cubind_fn(handle, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4239,7 +4239,7 @@ static inline cudnnStatus_t cubind_cudnn_dropout_get_reserve_space_size_inline(c
 {
     cudnnStatus_t (*cubind_fn)(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 97);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_dropout_get_reserve_space_size)(xdesc, sizeInBytes);
     cubind_status = cubind_fn(xdesc, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4252,7 +4252,7 @@ static inline cudnnStatus_t cubind_cudnn_set_dropout_descriptor_inline(cudnnDrop
 {
     cudnnStatus_t (*cubind_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed) = (cudnnStatus_t (*)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 98);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_dropout_descriptor)(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4265,7 +4265,7 @@ static inline cudnnStatus_t cubind_cudnn_restore_dropout_descriptor_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed) = (cudnnStatus_t (*)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 99);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_restore_dropout_descriptor)(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4278,7 +4278,7 @@ static inline cudnnStatus_t cubind_cudnn_get_dropout_descriptor_inline(cudnnDrop
 {
     cudnnStatus_t (*cubind_fn)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed) = (cudnnStatus_t (*)(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 100);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_dropout_descriptor)(dropoutDesc, handle, dropout, states, seed);
     cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, seed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4291,7 +4291,7 @@ static inline cudnnStatus_t cubind_cudnn_dropout_forward_inline(cudnnHandle_t ha
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 101);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_dropout_forward)(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4304,7 +4304,7 @@ static inline cudnnStatus_t cubind_cudnn_ops_version_check_inline(void)
 {
     cudnnStatus_t (*cubind_fn)(void) = (cudnnStatus_t (*)(void))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 102);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_ops_version_check)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4317,7 +4317,7 @@ static inline cudnnStatus_t cubind_cudnn_softmax_backward_inline(cudnnHandle_t h
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 103);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_softmax_backward)(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     cubind_status = cubind_fn(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4330,7 +4330,7 @@ static inline cudnnStatus_t cubind_cudnn_pooling_backward_inline(cudnnHandle_t h
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 104);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_pooling_backward)(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_status = cubind_fn(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4343,7 +4343,7 @@ static inline cudnnStatus_t cubind_cudnn_activation_backward_inline(cudnnHandle_
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 105);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_activation_backward)(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_status = cubind_fn(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4356,7 +4356,7 @@ static inline cudnnStatus_t cubind_cudnn_lrn_cross_channel_backward_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 106);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_lrn_cross_channel_backward)(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4369,7 +4369,7 @@ static inline cudnnStatus_t cubind_cudnn_divisive_normalization_backward_inline(
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 107);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_divisive_normalization_backward)(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4382,7 +4382,7 @@ static inline cudnnStatus_t cubind_cudnn_get_batch_normalization_forward_trainin
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 108);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size)(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4395,7 +4395,7 @@ static inline cudnnStatus_t cubind_cudnn_get_batch_normalization_backward_ex_wor
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 109);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_batch_normalization_backward_ex_workspace_size)(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4408,7 +4408,7 @@ static inline cudnnStatus_t cubind_cudnn_get_batch_normalization_training_ex_res
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 110);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size)(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4421,7 +4421,7 @@ static inline cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_in
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 111);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_batch_normalization_forward_training)(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4434,7 +4434,7 @@ static inline cudnnStatus_t cubind_cudnn_batch_normalization_forward_training_ex
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 112);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_batch_normalization_forward_training_ex)(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4447,7 +4447,7 @@ static inline cudnnStatus_t cubind_cudnn_batch_normalization_backward_inline(cud
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 113);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_batch_normalization_backward)(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     cubind_status = cubind_fn(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4460,7 +4460,7 @@ static inline cudnnStatus_t cubind_cudnn_batch_normalization_backward_ex_inline(
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 114);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_batch_normalization_backward_ex)(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4473,7 +4473,7 @@ static inline cudnnStatus_t cubind_cudnn_get_normalization_forward_training_work
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 115);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_normalization_forward_training_workspace_size)(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4486,7 +4486,7 @@ static inline cudnnStatus_t cubind_cudnn_get_normalization_backward_workspace_si
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 116);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_normalization_backward_workspace_size)(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4499,7 +4499,7 @@ static inline cudnnStatus_t cubind_cudnn_get_normalization_training_reserve_spac
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 117);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_normalization_training_reserve_space_size)(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4512,7 +4512,7 @@ static inline cudnnStatus_t cubind_cudnn_normalization_forward_training_inline(c
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 118);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_normalization_forward_training)(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4525,7 +4525,7 @@ static inline cudnnStatus_t cubind_cudnn_normalization_backward_inline(cudnnHand
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 119);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_normalization_backward)(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cubind_status = cubind_fn(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4538,7 +4538,7 @@ static inline cudnnStatus_t cubind_cudnn_spatial_tf_grid_generator_backward_inli
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 120);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_spatial_tf_grid_generator_backward)(handle, stDesc, dgrid, dtheta);
     cubind_status = cubind_fn(handle, stDesc, dgrid, dtheta);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4551,7 +4551,7 @@ static inline cudnnStatus_t cubind_cudnn_spatial_tf_sampler_backward_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 121);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_spatial_tf_sampler_backward)(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4564,7 +4564,7 @@ static inline cudnnStatus_t cubind_cudnn_dropout_backward_inline(cudnnHandle_t h
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 122);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_dropout_backward)(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4577,7 +4577,7 @@ static inline cudnnStatus_t cubind_cudnn_create_rnn_descriptor_inline(cudnnRNNDe
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDescriptor_t *rnnDesc) = (cudnnStatus_t (*)(cudnnRNNDescriptor_t *rnnDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 123);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_rnn_descriptor)(rnnDesc);
     cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4590,7 +4590,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_rnn_descriptor_inline(cudnnRNND
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDescriptor_t rnnDesc) = (cudnnStatus_t (*)(cudnnRNNDescriptor_t rnnDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 124);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_rnn_descriptor)(rnnDesc);
     cubind_status = cubind_fn(rnnDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4603,7 +4603,7 @@ static inline cudnnStatus_t cubind_cudnn_set_rnn_descriptor_v8_inline(cudnnRNNDe
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags) = (cudnnStatus_t (*)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 125);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_rnn_descriptor_v8)(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4616,7 +4616,7 @@ static inline cudnnStatus_t cubind_cudnn_get_rnn_descriptor_v8_inline(cudnnRNNDe
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags) = (cudnnStatus_t (*)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 126);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_rnn_descriptor_v8)(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4629,7 +4629,7 @@ static inline cudnnStatus_t cubind_cudnn_rnn_set_clip_v8_inline(cudnnRNNDescript
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip) = (cudnnStatus_t (*)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 127);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_rnn_set_clip_v8)(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4642,7 +4642,7 @@ static inline cudnnStatus_t cubind_cudnn_rnn_set_clip_v9_inline(cudnnRNNDescript
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip) = (cudnnStatus_t (*)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 128);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_rnn_set_clip_v9)(rnnDesc, clipMode, lclip, rclip);
     cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4655,7 +4655,7 @@ static inline cudnnStatus_t cubind_cudnn_rnn_get_clip_v8_inline(cudnnRNNDescript
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip) = (cudnnStatus_t (*)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 129);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_rnn_get_clip_v8)(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4668,7 +4668,7 @@ static inline cudnnStatus_t cubind_cudnn_rnn_get_clip_v9_inline(cudnnRNNDescript
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip) = (cudnnStatus_t (*)(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 130);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_rnn_get_clip_v9)(rnnDesc, clipMode, lclip, rclip);
     cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4681,7 +4681,7 @@ static inline cudnnStatus_t cubind_cudnn_build_rnn_dynamic_inline(cudnnHandle_t 
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 131);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_build_rnn_dynamic)(handle, rnnDesc, miniBatch);
     cubind_status = cubind_fn(handle, rnnDesc, miniBatch);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4694,7 +4694,7 @@ static inline cudnnStatus_t cubind_cudnn_get_rnn_temp_space_sizes_inline(cudnnHa
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 132);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_rnn_temp_space_sizes)(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     cubind_status = cubind_fn(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4707,7 +4707,7 @@ static inline cudnnStatus_t cubind_cudnn_get_rnn_weight_space_size_inline(cudnnH
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 133);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_rnn_weight_space_size)(handle, rnnDesc, weightSpaceSize);
     cubind_status = cubind_fn(handle, rnnDesc, weightSpaceSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4720,7 +4720,7 @@ static inline cudnnStatus_t cubind_cudnn_get_rnn_weight_params_inline(cudnnHandl
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 134);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_rnn_weight_params)(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     cubind_status = cubind_fn(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4733,7 +4733,7 @@ static inline cudnnStatus_t cubind_cudnn_create_rnn_data_descriptor_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDataDescriptor_t *rnnDataDesc) = (cudnnStatus_t (*)(cudnnRNNDataDescriptor_t *rnnDataDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 135);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_rnn_data_descriptor)(rnnDataDesc);
     cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4746,7 +4746,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_rnn_data_descriptor_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDataDescriptor_t rnnDataDesc) = (cudnnStatus_t (*)(cudnnRNNDataDescriptor_t rnnDataDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 136);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_rnn_data_descriptor)(rnnDataDesc);
     cubind_status = cubind_fn(rnnDataDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4759,7 +4759,7 @@ static inline cudnnStatus_t cubind_cudnn_set_rnn_data_descriptor_inline(cudnnRNN
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill) = (cudnnStatus_t (*)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int seqLengthArray[], void *paddingFill))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 137);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_rnn_data_descriptor)(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4772,7 +4772,7 @@ static inline cudnnStatus_t cubind_cudnn_get_rnn_data_descriptor_inline(cudnnRNN
 {
     cudnnStatus_t (*cubind_fn)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill) = (cudnnStatus_t (*)(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int seqLengthArray[], void *paddingFill))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 138);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_rnn_data_descriptor)(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4785,7 +4785,7 @@ static inline cudnnStatus_t cubind_cudnn_rnn_forward_inline(cudnnHandle_t handle
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 139);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_rnn_forward)(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_status = cubind_fn(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4798,7 +4798,7 @@ static inline cudnnStatus_t cubind_cudnn_create_seq_data_descriptor_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnSeqDataDescriptor_t *seqDataDesc) = (cudnnStatus_t (*)(cudnnSeqDataDescriptor_t *seqDataDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 140);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_seq_data_descriptor)(seqDataDesc);
     cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4811,7 +4811,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_seq_data_descriptor_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnSeqDataDescriptor_t seqDataDesc) = (cudnnStatus_t (*)(cudnnSeqDataDescriptor_t seqDataDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 141);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_seq_data_descriptor)(seqDataDesc);
     cubind_status = cubind_fn(seqDataDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4824,7 +4824,7 @@ static inline cudnnStatus_t cubind_cudnn_set_seq_data_descriptor_inline(cudnnSeq
 {
     cudnnStatus_t (*cubind_fn)(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill) = (cudnnStatus_t (*)(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int dimA[], const cudnnSeqDataAxis_t axes[], size_t seqLengthArraySize, const int seqLengthArray[], void *paddingFill))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 142);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_seq_data_descriptor)(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4837,7 +4837,7 @@ static inline cudnnStatus_t cubind_cudnn_get_seq_data_descriptor_inline(const cu
 {
     cudnnStatus_t (*cubind_fn)(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill) = (cudnnStatus_t (*)(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int dimA[], cudnnSeqDataAxis_t axes[], size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int seqLengthArray[], void *paddingFill))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 143);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_seq_data_descriptor)(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4850,7 +4850,7 @@ static inline cudnnStatus_t cubind_cudnn_create_attn_descriptor_inline(cudnnAttn
 {
     cudnnStatus_t (*cubind_fn)(cudnnAttnDescriptor_t *attnDesc) = (cudnnStatus_t (*)(cudnnAttnDescriptor_t *attnDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 144);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_attn_descriptor)(attnDesc);
     cubind_status = cubind_fn(attnDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4863,7 +4863,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_attn_descriptor_inline(cudnnAtt
 {
     cudnnStatus_t (*cubind_fn)(cudnnAttnDescriptor_t attnDesc) = (cudnnStatus_t (*)(cudnnAttnDescriptor_t attnDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 145);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_attn_descriptor)(attnDesc);
     cubind_status = cubind_fn(attnDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4876,7 +4876,7 @@ static inline cudnnStatus_t cubind_cudnn_set_attn_descriptor_inline(cudnnAttnDes
 {
     cudnnStatus_t (*cubind_fn)(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize) = (cudnnStatus_t (*)(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 146);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_attn_descriptor)(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4889,7 +4889,7 @@ static inline cudnnStatus_t cubind_cudnn_get_attn_descriptor_inline(cudnnAttnDes
 {
     cudnnStatus_t (*cubind_fn)(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize) = (cudnnStatus_t (*)(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 147);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_attn_descriptor)(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4902,7 +4902,7 @@ static inline cudnnStatus_t cubind_cudnn_get_multi_head_attn_buffers_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 148);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_multi_head_attn_buffers)(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4915,7 +4915,7 @@ static inline cudnnStatus_t cubind_cudnn_get_multi_head_attn_weights_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 149);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_multi_head_attn_weights)(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     cubind_status = cubind_fn(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4928,7 +4928,7 @@ static inline cudnnStatus_t cubind_cudnn_multi_head_attn_forward_inline(cudnnHan
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsQO[], const int devSeqLengthsKV[], const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 150);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_multi_head_attn_forward)(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_status = cubind_fn(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4941,7 +4941,7 @@ static inline cudnnStatus_t cubind_cudnn_adv_version_check_inline(void)
 {
     cudnnStatus_t (*cubind_fn)(void) = (cudnnStatus_t (*)(void))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 151);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_adv_version_check)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4954,7 +4954,7 @@ static inline cudnnStatus_t cubind_cudnn_rnn_backward_data_v8_inline(cudnnHandle
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 152);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_rnn_backward_data_v8)(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_status = cubind_fn(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4967,7 +4967,7 @@ static inline cudnnStatus_t cubind_cudnn_rnn_backward_weights_v8_inline(cudnnHan
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t devSeqLengths[], cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 153);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_rnn_backward_weights_v8)(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cubind_status = cubind_fn(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4980,7 +4980,7 @@ static inline cudnnStatus_t cubind_cudnn_multi_head_attn_backward_data_inline(cu
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int loWinIdx[], const int hiWinIdx[], const int devSeqLengthsDQDO[], const int devSeqLengthsDKDV[], const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 154);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_multi_head_attn_backward_data)(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_status = cubind_fn(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -4993,7 +4993,7 @@ static inline cudnnStatus_t cubind_cudnn_multi_head_attn_backward_weights_inline
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 155);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_multi_head_attn_backward_weights)(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cubind_status = cubind_fn(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5006,7 +5006,7 @@ static inline cudnnStatus_t cubind_cudnn_create_ctc_loss_descriptor_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnCTCLossDescriptor_t *ctcLossDesc) = (cudnnStatus_t (*)(cudnnCTCLossDescriptor_t *ctcLossDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 156);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_ctc_loss_descriptor)(ctcLossDesc);
     cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5019,7 +5019,7 @@ static inline cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_inline(cudnnCTC
 {
     cudnnStatus_t (*cubind_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType) = (cudnnStatus_t (*)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 157);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_ctc_loss_descriptor)(ctcLossDesc, compType);
     cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5032,7 +5032,7 @@ static inline cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_ex_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode) = (cudnnStatus_t (*)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 158);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_ctc_loss_descriptor_ex)(ctcLossDesc, compType, normMode, gradMode);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5045,7 +5045,7 @@ static inline cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v8_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength) = (cudnnStatus_t (*)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 159);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_ctc_loss_descriptor_v8)(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5058,7 +5058,7 @@ static inline cudnnStatus_t cubind_cudnn_set_ctc_loss_descriptor_v9_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength) = (cudnnStatus_t (*)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 160);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_ctc_loss_descriptor_v9)(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5071,7 +5071,7 @@ static inline cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_inline(cudnnCTC
 {
     cudnnStatus_t (*cubind_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType) = (cudnnStatus_t (*)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 161);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_ctc_loss_descriptor)(ctcLossDesc, compType);
     cubind_status = cubind_fn(ctcLossDesc, compType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5084,7 +5084,7 @@ static inline cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_ex_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode) = (cudnnStatus_t (*)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 162);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_ctc_loss_descriptor_ex)(ctcLossDesc, compType, normMode, gradMode);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5097,7 +5097,7 @@ static inline cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v8_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength) = (cudnnStatus_t (*)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 163);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_ctc_loss_descriptor_v8)(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5110,7 +5110,7 @@ static inline cudnnStatus_t cubind_cudnn_get_ctc_loss_descriptor_v9_inline(cudnn
 {
     cudnnStatus_t (*cubind_fn)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength) = (cudnnStatus_t (*)(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 164);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_ctc_loss_descriptor_v9)(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5123,7 +5123,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_ctc_loss_descriptor_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnCTCLossDescriptor_t ctcLossDesc) = (cudnnStatus_t (*)(cudnnCTCLossDescriptor_t ctcLossDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 165);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_ctc_loss_descriptor)(ctcLossDesc);
     cubind_status = cubind_fn(ctcLossDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5136,7 +5136,7 @@ static inline cudnnStatus_t cubind_cudnn_ctc_loss_inline(cudnnHandle_t handle, c
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int hostLabels[], const int hostLabelLengths[], const int hostInputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 166);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_ctc_loss)(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5149,7 +5149,7 @@ static inline cudnnStatus_t cubind_cudnn_ctc_loss_v8_inline(cudnnHandle_t handle
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int labels[], const int labelLengths[], const int inputLengths[], void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 167);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_ctc_loss_v8)(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5162,7 +5162,7 @@ static inline cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 168);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_ctc_loss_workspace_size)(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5175,7 +5175,7 @@ static inline cudnnStatus_t cubind_cudnn_get_ctc_loss_workspace_size_v8_inline(c
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 169);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_ctc_loss_workspace_size_v8)(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5188,7 +5188,7 @@ static inline cudnnStatus_t cubind_cudnn_create_convolution_descriptor_inline(cu
 {
     cudnnStatus_t (*cubind_fn)(cudnnConvolutionDescriptor_t *convDesc) = (cudnnStatus_t (*)(cudnnConvolutionDescriptor_t *convDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 170);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_convolution_descriptor)(convDesc);
     cubind_status = cubind_fn(convDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5201,7 +5201,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_convolution_descriptor_inline(c
 {
     cudnnStatus_t (*cubind_fn)(cudnnConvolutionDescriptor_t convDesc) = (cudnnStatus_t (*)(cudnnConvolutionDescriptor_t convDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 171);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_convolution_descriptor)(convDesc);
     cubind_status = cubind_fn(convDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5214,7 +5214,7 @@ static inline cudnnStatus_t cubind_cudnn_set_convolution_math_type_inline(cudnnC
 {
     cudnnStatus_t (*cubind_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType) = (cudnnStatus_t (*)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 172);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_convolution_math_type)(convDesc, mathType);
     cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5227,7 +5227,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_math_type_inline(cudnnC
 {
     cudnnStatus_t (*cubind_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType) = (cudnnStatus_t (*)(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 173);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_math_type)(convDesc, mathType);
     cubind_status = cubind_fn(convDesc, mathType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5240,7 +5240,7 @@ static inline cudnnStatus_t cubind_cudnn_set_convolution_group_count_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnConvolutionDescriptor_t convDesc, int groupCount) = (cudnnStatus_t (*)(cudnnConvolutionDescriptor_t convDesc, int groupCount))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 174);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_convolution_group_count)(convDesc, groupCount);
     cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5253,7 +5253,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_group_count_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnConvolutionDescriptor_t convDesc, int *groupCount) = (cudnnStatus_t (*)(cudnnConvolutionDescriptor_t convDesc, int *groupCount))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 175);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_group_count)(convDesc, groupCount);
     cubind_status = cubind_fn(convDesc, groupCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5266,7 +5266,7 @@ static inline cudnnStatus_t cubind_cudnn_set_convolution_reorder_type_inline(cud
 {
     cudnnStatus_t (*cubind_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType) = (cudnnStatus_t (*)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 176);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_convolution_reorder_type)(convDesc, reorderType);
     cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5279,7 +5279,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_reorder_type_inline(cud
 {
     cudnnStatus_t (*cubind_fn)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType) = (cudnnStatus_t (*)(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 177);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_reorder_type)(convDesc, reorderType);
     cubind_status = cubind_fn(convDesc, reorderType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5292,7 +5292,7 @@ static inline cudnnStatus_t cubind_cudnn_set_convolution2d_descriptor_inline(cud
 {
     cudnnStatus_t (*cubind_fn)(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType) = (cudnnStatus_t (*)(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 178);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_convolution2d_descriptor)(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5305,7 +5305,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution2d_descriptor_inline(con
 {
     cudnnStatus_t (*cubind_fn)(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType) = (cudnnStatus_t (*)(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 179);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution2d_descriptor)(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5318,7 +5318,7 @@ static inline cudnnStatus_t cubind_cudnn_set_convolution_nd_descriptor_inline(cu
 {
     cudnnStatus_t (*cubind_fn)(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType) = (cudnnStatus_t (*)(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int padA[], const int filterStrideA[], const int dilationA[], cudnnConvolutionMode_t mode, cudnnDataType_t computeType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 180);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_convolution_nd_descriptor)(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     cubind_status = cubind_fn(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5331,7 +5331,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_nd_descriptor_inline(co
 {
     cudnnStatus_t (*cubind_fn)(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType) = (cudnnStatus_t (*)(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[], cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 181);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_nd_descriptor)(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     cubind_status = cubind_fn(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5344,7 +5344,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution2d_forward_output_dim_in
 {
     cudnnStatus_t (*cubind_fn)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w) = (cudnnStatus_t (*)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 182);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution2d_forward_output_dim)(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5357,7 +5357,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_nd_forward_output_dim_i
 {
     cudnnStatus_t (*cubind_fn)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[]) = (cudnnStatus_t (*)(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int tensorOuputDimA[]))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 183);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_nd_forward_output_dim)(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5370,7 +5370,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_max_c
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, int *count) = (cudnnStatus_t (*)(cudnnHandle_t handle, int *count))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 184);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_forward_algorithm_max_count)(handle, count);
     cubind_status = cubind_fn(handle, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5383,7 +5383,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_forward_algorithm_v7_in
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 185);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_forward_algorithm_v7)(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5396,7 +5396,7 @@ static inline cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_inli
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 186);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_find_convolution_forward_algorithm)(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5409,7 +5409,7 @@ static inline cudnnStatus_t cubind_cudnn_find_convolution_forward_algorithm_ex_i
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 187);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_find_convolution_forward_algorithm_ex)(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5422,7 +5422,7 @@ static inline cudnnStatus_t cubind_cudnn_im2_col_inline(cudnnHandle_t handle, co
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 188);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_im2_col)(handle, xDesc, x, wDesc, convDesc, colBuffer);
     cubind_status = cubind_fn(handle, xDesc, x, wDesc, convDesc, colBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5435,7 +5435,7 @@ static inline cudnnStatus_t cubind_cudnn_reorder_filter_and_bias_inline(cudnnHan
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 189);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_reorder_filter_and_bias)(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     cubind_status = cubind_fn(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5448,7 +5448,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_forward_workspace_size_
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 190);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_forward_workspace_size)(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5461,7 +5461,7 @@ static inline cudnnStatus_t cubind_cudnn_convolution_forward_inline(cudnnHandle_
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y) = (cudnnStatus_t (*)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 191);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_convolution_forward)(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     cubind_status = cubind_fn(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5474,7 +5474,7 @@ static inline cudnnStatus_t cubind_cudnn_convolution_bias_activation_forward_inl
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y) = (cudnnStatus_t (*)(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 192);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_convolution_bias_activation_forward)(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     cubind_status = cubind_fn(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5487,7 +5487,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, int *count) = (cudnnStatus_t (*)(cudnnHandle_t handle, int *count))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 193);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_backward_data_algorithm_max_count)(handle, count);
     cubind_status = cubind_fn(handle, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5500,7 +5500,7 @@ static inline cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorith
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 194);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_find_convolution_backward_data_algorithm)(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5513,7 +5513,7 @@ static inline cudnnStatus_t cubind_cudnn_find_convolution_backward_data_algorith
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 195);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_find_convolution_backward_data_algorithm_ex)(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5526,7 +5526,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_backward_data_algorithm
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 196);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_backward_data_algorithm_v7)(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5539,7 +5539,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_backward_data_workspace
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 197);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_backward_data_workspace_size)(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5552,7 +5552,7 @@ static inline cudnnStatus_t cubind_cudnn_convolution_backward_data_inline(cudnnH
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx) = (cudnnStatus_t (*)(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 198);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_convolution_backward_data)(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     cubind_status = cubind_fn(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5565,7 +5565,7 @@ static inline cudnnStatus_t cubind_cudnn_get_folded_conv_backward_data_descripto
 {
     cudnnStatus_t (*cubind_fn)(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc) = (cudnnStatus_t (*)(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 199);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_folded_conv_backward_data_descriptors)(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5578,7 +5578,7 @@ static inline cudnnStatus_t cubind_cudnn_cnn_version_check_inline(void)
 {
     cudnnStatus_t (*cubind_fn)(void) = (cudnnStatus_t (*)(void))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 200);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_cnn_version_check)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5591,7 +5591,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorit
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, int *count) = (cudnnStatus_t (*)(cudnnHandle_t handle, int *count))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 201);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_backward_filter_algorithm_max_count)(handle, count);
     cubind_status = cubind_fn(handle, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5604,7 +5604,7 @@ static inline cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algori
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 202);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_find_convolution_backward_filter_algorithm)(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5617,7 +5617,7 @@ static inline cudnnStatus_t cubind_cudnn_find_convolution_backward_filter_algori
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 203);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_find_convolution_backward_filter_algorithm_ex)(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cubind_status = cubind_fn(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5630,7 +5630,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_algorit
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 204);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_backward_filter_algorithm_v7)(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cubind_status = cubind_fn(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5643,7 +5643,7 @@ static inline cudnnStatus_t cubind_cudnn_get_convolution_backward_filter_workspa
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 205);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_convolution_backward_filter_workspace_size)(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5656,7 +5656,7 @@ static inline cudnnStatus_t cubind_cudnn_convolution_backward_filter_inline(cudn
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw) = (cudnnStatus_t (*)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 206);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_convolution_backward_filter)(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     cubind_status = cubind_fn(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5669,7 +5669,7 @@ static inline cudnnStatus_t cubind_cudnn_convolution_backward_bias_inline(cudnnH
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db) = (cudnnStatus_t (*)(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 207);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_convolution_backward_bias)(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     cubind_status = cubind_fn(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5682,7 +5682,7 @@ static inline cudnnStatus_t cubind_cudnn_create_fused_ops_const_param_pack_inlin
 {
     cudnnStatus_t (*cubind_fn)(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops) = (cudnnStatus_t (*)(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 208);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_fused_ops_const_param_pack)(constPack, ops);
     cubind_status = cubind_fn(constPack, ops);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5695,7 +5695,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_fused_ops_const_param_pack_inli
 {
     cudnnStatus_t (*cubind_fn)(cudnnFusedOpsConstParamPack_t constPack) = (cudnnStatus_t (*)(cudnnFusedOpsConstParamPack_t constPack))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 209);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_fused_ops_const_param_pack)(constPack);
     cubind_status = cubind_fn(constPack);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5708,7 +5708,7 @@ static inline cudnnStatus_t cubind_cudnn_set_fused_ops_const_param_pack_attribut
 {
     cudnnStatus_t (*cubind_fn)(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param) = (cudnnStatus_t (*)(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 210);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_fused_ops_const_param_pack_attribute)(constPack, paramLabel, param);
     cubind_status = cubind_fn(constPack, paramLabel, param);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5721,7 +5721,7 @@ static inline cudnnStatus_t cubind_cudnn_get_fused_ops_const_param_pack_attribut
 {
     cudnnStatus_t (*cubind_fn)(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL) = (cudnnStatus_t (*)(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 211);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_fused_ops_const_param_pack_attribute)(constPack, paramLabel, param, isNULL);
     cubind_status = cubind_fn(constPack, paramLabel, param, isNULL);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5734,7 +5734,7 @@ static inline cudnnStatus_t cubind_cudnn_create_fused_ops_variant_param_pack_inl
 {
     cudnnStatus_t (*cubind_fn)(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops) = (cudnnStatus_t (*)(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 212);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_fused_ops_variant_param_pack)(varPack, ops);
     cubind_status = cubind_fn(varPack, ops);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5747,7 +5747,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_fused_ops_variant_param_pack_in
 {
     cudnnStatus_t (*cubind_fn)(cudnnFusedOpsVariantParamPack_t varPack) = (cudnnStatus_t (*)(cudnnFusedOpsVariantParamPack_t varPack))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 213);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_fused_ops_variant_param_pack)(varPack);
     cubind_status = cubind_fn(varPack);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5760,7 +5760,7 @@ static inline cudnnStatus_t cubind_cudnn_set_fused_ops_variant_param_pack_attrib
 {
     cudnnStatus_t (*cubind_fn)(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr) = (cudnnStatus_t (*)(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 214);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_set_fused_ops_variant_param_pack_attribute)(varPack, paramLabel, ptr);
     cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5773,7 +5773,7 @@ static inline cudnnStatus_t cubind_cudnn_get_fused_ops_variant_param_pack_attrib
 {
     cudnnStatus_t (*cubind_fn)(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr) = (cudnnStatus_t (*)(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 215);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_get_fused_ops_variant_param_pack_attribute)(varPack, paramLabel, ptr);
     cubind_status = cubind_fn(varPack, paramLabel, ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5786,7 +5786,7 @@ static inline cudnnStatus_t cubind_cudnn_create_fused_ops_plan_inline(cudnnFused
 {
     cudnnStatus_t (*cubind_fn)(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops) = (cudnnStatus_t (*)(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 216);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_create_fused_ops_plan)(plan, ops);
     cubind_status = cubind_fn(plan, ops);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5799,7 +5799,7 @@ static inline cudnnStatus_t cubind_cudnn_destroy_fused_ops_plan_inline(cudnnFuse
 {
     cudnnStatus_t (*cubind_fn)(cudnnFusedOpsPlan_t plan) = (cudnnStatus_t (*)(cudnnFusedOpsPlan_t plan))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 217);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_destroy_fused_ops_plan)(plan);
     cubind_status = cubind_fn(plan);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5812,7 +5812,7 @@ static inline cudnnStatus_t cubind_cudnn_make_fused_ops_plan_inline(cudnnHandle_
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes) = (cudnnStatus_t (*)(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 218);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_make_fused_ops_plan)(handle, plan, constPack, workspaceSizeInBytes);
     cubind_status = cubind_fn(handle, plan, constPack, workspaceSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))
@@ -5825,7 +5825,7 @@ static inline cudnnStatus_t cubind_cudnn_fused_ops_execute_inline(cudnnHandle_t 
 {
     cudnnStatus_t (*cubind_fn)(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack) = (cudnnStatus_t (*)(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack))CUBIND_SLOT_LOAD(cubind_cudnn_slots_d0633fc94753, 219);
     cudnnStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cudnn_fused_ops_execute)(handle, plan, varPack);
     cubind_status = cubind_fn(handle, plan, varPack);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDNN_STATUS_SUCCESS))

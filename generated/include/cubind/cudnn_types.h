@@ -13,10 +13,17 @@
 #pragma GCC system_header
 #endif
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cubind/cuda_types.h"
+#include "cubind/platform.h"
+#include "cubind/cuda_types_vector_types.h"
+#include "cubind/cuda_types_driver_types.h"
+#include "cubind/cuda_types_library_types.h"
+#include "cubind/cuda_types_surface_types.h"
+#include "cubind/cuda_types_texture_types.h"
+#include "cubind/runtime_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
 #include <cudnn.h>
@@ -31,6 +38,9 @@
 #define CUDNN_GRAPH_MAJOR 9
 #define CUDNN_GRAPH_MINOR 19
 #define CUDNN_GRAPH_PATCH 0
+#define CUDNN_SEV_ERROR_EN ( 1U << CUDNN_SEV_ERROR )
+#define CUDNN_SEV_WARNING_EN ( 1U << CUDNN_SEV_WARNING )
+#define CUDNN_SEV_INFO_EN ( 1U << CUDNN_SEV_INFO )
 #define CUDNN_DIM_MAX 8
 
 struct cudnnContext;
@@ -770,6 +780,9 @@ typedef enum {
 #define CUDNN_OPS_PATCH 0
 #define CUDNN_LRN_MIN_N 1
 #define CUDNN_LRN_MAX_N 16
+#define CUDNN_LRN_MIN_K 1e-5
+#define CUDNN_LRN_MIN_BETA 0.01
+#define CUDNN_BN_MIN_EPSILON 0.0
 
 struct cudnnTensorStruct;
 typedef struct cudnnTensorStruct *cudnnTensorDescriptor_t;

@@ -697,7 +697,7 @@ static inline cufftResult cubind_cufft_plan1d_inline(cufftHandle *plan, int nx, 
 {
     cufftResult (*cubind_fn)(cufftHandle *plan, int nx, cufftType type, int batch) = (cufftResult (*)(cufftHandle *plan, int nx, cufftType type, int batch))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 0);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_plan1d)(plan, nx, type, batch);
     cubind_status = cubind_fn(plan, nx, type, batch);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -710,7 +710,7 @@ static inline cufftResult cubind_cufft_plan2d_inline(cufftHandle *plan, int nx, 
 {
     cufftResult (*cubind_fn)(cufftHandle *plan, int nx, int ny, cufftType type) = (cufftResult (*)(cufftHandle *plan, int nx, int ny, cufftType type))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 1);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_plan2d)(plan, nx, ny, type);
     cubind_status = cubind_fn(plan, nx, ny, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -723,7 +723,7 @@ static inline cufftResult cubind_cufft_plan3d_inline(cufftHandle *plan, int nx, 
 {
     cufftResult (*cubind_fn)(cufftHandle *plan, int nx, int ny, int nz, cufftType type) = (cufftResult (*)(cufftHandle *plan, int nx, int ny, int nz, cufftType type))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 2);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_plan3d)(plan, nx, ny, nz, type);
     cubind_status = cubind_fn(plan, nx, ny, nz, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -736,7 +736,7 @@ static inline cufftResult cubind_cufft_plan_many_inline(cufftHandle *plan, int r
 {
     cufftResult (*cubind_fn)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch) = (cufftResult (*)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 3);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_plan_many)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -749,7 +749,7 @@ static inline cufftResult cubind_cufft_make_plan1d_inline(cufftHandle plan, int 
 {
     cufftResult (*cubind_fn)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 4);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_make_plan1d)(plan, nx, type, batch, workSize);
     cubind_status = cubind_fn(plan, nx, type, batch, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -762,7 +762,7 @@ static inline cufftResult cubind_cufft_make_plan2d_inline(cufftHandle plan, int 
 {
     cufftResult (*cubind_fn)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 5);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_make_plan2d)(plan, nx, ny, type, workSize);
     cubind_status = cubind_fn(plan, nx, ny, type, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -775,7 +775,7 @@ static inline cufftResult cubind_cufft_make_plan3d_inline(cufftHandle plan, int 
 {
     cufftResult (*cubind_fn)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 6);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_make_plan3d)(plan, nx, ny, nz, type, workSize);
     cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -788,7 +788,7 @@ static inline cufftResult cubind_cufft_make_plan_many_inline(cufftHandle plan, i
 {
     cufftResult (*cubind_fn)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 7);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_make_plan_many)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -801,7 +801,7 @@ static inline cufftResult cubind_cufft_make_plan_many64_inline(cufftHandle plan,
 {
     cufftResult (*cubind_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 8);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_make_plan_many64)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -814,7 +814,7 @@ static inline cufftResult cubind_cufft_get_size_many64_inline(cufftHandle plan, 
 {
     cufftResult (*cubind_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize) = (cufftResult (*)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 9);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_get_size_many64)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -827,7 +827,7 @@ static inline cufftResult cubind_cufft_estimate1d_inline(int nx, cufftType type,
 {
     cufftResult (*cubind_fn)(int nx, cufftType type, int batch, size_t *workSize) = (cufftResult (*)(int nx, cufftType type, int batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 10);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_estimate1d)(nx, type, batch, workSize);
     cubind_status = cubind_fn(nx, type, batch, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -840,7 +840,7 @@ static inline cufftResult cubind_cufft_estimate2d_inline(int nx, int ny, cufftTy
 {
     cufftResult (*cubind_fn)(int nx, int ny, cufftType type, size_t *workSize) = (cufftResult (*)(int nx, int ny, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 11);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_estimate2d)(nx, ny, type, workSize);
     cubind_status = cubind_fn(nx, ny, type, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -853,7 +853,7 @@ static inline cufftResult cubind_cufft_estimate3d_inline(int nx, int ny, int nz,
 {
     cufftResult (*cubind_fn)(int nx, int ny, int nz, cufftType type, size_t *workSize) = (cufftResult (*)(int nx, int ny, int nz, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 12);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_estimate3d)(nx, ny, nz, type, workSize);
     cubind_status = cubind_fn(nx, ny, nz, type, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -866,7 +866,7 @@ static inline cufftResult cubind_cufft_estimate_many_inline(int rank, int *n, in
 {
     cufftResult (*cubind_fn)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize) = (cufftResult (*)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 13);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_estimate_many)(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -879,7 +879,7 @@ static inline cufftResult cubind_cufft_create_inline(cufftHandle *handle)
 {
     cufftResult (*cubind_fn)(cufftHandle *handle) = (cufftResult (*)(cufftHandle *handle))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 14);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_create)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -892,7 +892,7 @@ static inline cufftResult cubind_cufft_get_size1d_inline(cufftHandle handle, int
 {
     cufftResult (*cubind_fn)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize) = (cufftResult (*)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 15);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_get_size1d)(handle, nx, type, batch, workSize);
     cubind_status = cubind_fn(handle, nx, type, batch, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -905,7 +905,7 @@ static inline cufftResult cubind_cufft_get_size2d_inline(cufftHandle handle, int
 {
     cufftResult (*cubind_fn)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize) = (cufftResult (*)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 16);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_get_size2d)(handle, nx, ny, type, workSize);
     cubind_status = cubind_fn(handle, nx, ny, type, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -918,7 +918,7 @@ static inline cufftResult cubind_cufft_get_size3d_inline(cufftHandle handle, int
 {
     cufftResult (*cubind_fn)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize) = (cufftResult (*)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 17);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_get_size3d)(handle, nx, ny, nz, type, workSize);
     cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -931,7 +931,7 @@ static inline cufftResult cubind_cufft_get_size_many_inline(cufftHandle handle, 
 {
     cufftResult (*cubind_fn)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea) = (cufftResult (*)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 18);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_get_size_many)(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -944,7 +944,7 @@ static inline cufftResult cubind_cufft_get_size_inline(cufftHandle handle, size_
 {
     cufftResult (*cubind_fn)(cufftHandle handle, size_t *workSize) = (cufftResult (*)(cufftHandle handle, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 19);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_get_size)(handle, workSize);
     cubind_status = cubind_fn(handle, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -957,7 +957,7 @@ static inline cufftResult cubind_cufft_set_work_area_inline(cufftHandle plan, vo
 {
     cufftResult (*cubind_fn)(cufftHandle plan, void *workArea) = (cufftResult (*)(cufftHandle plan, void *workArea))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 20);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_set_work_area)(plan, workArea);
     cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -970,7 +970,7 @@ static inline cufftResult cubind_cufft_set_auto_allocation_inline(cufftHandle pl
 {
     cufftResult (*cubind_fn)(cufftHandle plan, int autoAllocate) = (cufftResult (*)(cufftHandle plan, int autoAllocate))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 21);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_set_auto_allocation)(plan, autoAllocate);
     cubind_status = cubind_fn(plan, autoAllocate);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -983,7 +983,7 @@ static inline cufftResult cubind_cufft_exec_c2c_inline(cufftHandle plan, cufftCo
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction) = (cufftResult (*)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 22);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_exec_c2c)(plan, idata, odata, direction);
     cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -996,7 +996,7 @@ static inline cufftResult cubind_cufft_exec_r2c_inline(cufftHandle plan, cufftRe
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftReal *idata, cufftComplex *odata) = (cufftResult (*)(cufftHandle plan, cufftReal *idata, cufftComplex *odata))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 23);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_exec_r2c)(plan, idata, odata);
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1009,7 +1009,7 @@ static inline cufftResult cubind_cufft_exec_c2r_inline(cufftHandle plan, cufftCo
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftComplex *idata, cufftReal *odata) = (cufftResult (*)(cufftHandle plan, cufftComplex *idata, cufftReal *odata))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 24);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_exec_c2r)(plan, idata, odata);
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1022,7 +1022,7 @@ static inline cufftResult cubind_cufft_exec_z2z_inline(cufftHandle plan, cufftDo
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction) = (cufftResult (*)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 25);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_exec_z2z)(plan, idata, odata, direction);
     cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1035,7 +1035,7 @@ static inline cufftResult cubind_cufft_exec_d2z_inline(cufftHandle plan, cufftDo
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata) = (cufftResult (*)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 26);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_exec_d2z)(plan, idata, odata);
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1048,7 +1048,7 @@ static inline cufftResult cubind_cufft_exec_z2d_inline(cufftHandle plan, cufftDo
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata) = (cufftResult (*)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 27);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_exec_z2d)(plan, idata, odata);
     cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1061,7 +1061,7 @@ static inline cufftResult cubind_cufft_set_stream_inline(cufftHandle plan, cudaS
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cudaStream_t stream) = (cufftResult (*)(cufftHandle plan, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 28);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_set_stream)(plan, stream);
     cubind_status = cubind_fn(plan, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1074,7 +1074,7 @@ static inline cufftResult cubind_cufft_destroy_inline(cufftHandle plan)
 {
     cufftResult (*cubind_fn)(cufftHandle plan) = (cufftResult (*)(cufftHandle plan))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 29);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_destroy)(plan);
     cubind_status = cubind_fn(plan);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1087,7 +1087,7 @@ static inline cufftResult cubind_cufft_get_version_inline(int *version)
 {
     cufftResult (*cubind_fn)(int *version) = (cufftResult (*)(int *version))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 30);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_get_version)(version);
     cubind_status = cubind_fn(version);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1100,7 +1100,7 @@ static inline cufftResult cubind_cufft_get_property_inline(libraryPropertyType t
 {
     cufftResult (*cubind_fn)(libraryPropertyType type, int *value) = (cufftResult (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 31);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_get_property)(type, value);
     cubind_status = cubind_fn(type, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1113,7 +1113,7 @@ static inline cufftResult cubind_cufft_set_plan_property_int64_inline(cufftHandl
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftProperty property, const long long inputValueInt) = (cufftResult (*)(cufftHandle plan, cufftProperty property, const long long inputValueInt))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 32);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_set_plan_property_int64)(plan, property, inputValueInt);
     cubind_status = cubind_fn(plan, property, inputValueInt);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1126,7 +1126,7 @@ static inline cufftResult cubind_cufft_get_plan_property_int64_inline(cufftHandl
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftProperty property, long long *returnPtrValue) = (cufftResult (*)(cufftHandle plan, cufftProperty property, long long *returnPtrValue))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 33);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_get_plan_property_int64)(plan, property, returnPtrValue);
     cubind_status = cubind_fn(plan, property, returnPtrValue);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1139,7 +1139,7 @@ static inline cufftResult cubind_cufft_reset_plan_property_inline(cufftHandle pl
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftProperty property) = (cufftResult (*)(cufftHandle plan, cufftProperty property))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 34);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_reset_plan_property)(plan, property);
     cubind_status = cubind_fn(plan, property);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1152,7 +1152,7 @@ static inline cufftResult cubind_cufft_xt_set_gpus_inline(cufftHandle handle, in
 {
     cufftResult (*cubind_fn)(cufftHandle handle, int nGPUs, int *whichGPUs) = (cufftResult (*)(cufftHandle handle, int nGPUs, int *whichGPUs))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 35);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_set_gpus)(handle, nGPUs, whichGPUs);
     cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1165,7 +1165,7 @@ static inline cufftResult cubind_cufft_xt_malloc_inline(cufftHandle plan, cudaLi
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 36);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_malloc)(plan, descriptor, format);
     cubind_status = cubind_fn(plan, descriptor, format);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1178,7 +1178,7 @@ static inline cufftResult cubind_cufft_xt_memcpy_inline(cufftHandle plan, void *
 {
     cufftResult (*cubind_fn)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type) = (cufftResult (*)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 37);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_memcpy)(plan, dstPointer, srcPointer, type);
     cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1191,7 +1191,7 @@ static inline cufftResult cubind_cufft_xt_free_inline(cudaLibXtDesc *descriptor)
 {
     cufftResult (*cubind_fn)(cudaLibXtDesc *descriptor) = (cufftResult (*)(cudaLibXtDesc *descriptor))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 38);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_free)(descriptor);
     cubind_status = cubind_fn(descriptor);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1204,7 +1204,7 @@ static inline cufftResult cubind_cufft_xt_set_work_area_inline(cufftHandle plan,
 {
     cufftResult (*cubind_fn)(cufftHandle plan, void **workArea) = (cufftResult (*)(cufftHandle plan, void **workArea))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 39);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_set_work_area)(plan, workArea);
     cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1217,7 +1217,7 @@ static inline cufftResult cubind_cufft_xt_exec_descriptor_c2c_inline(cufftHandle
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 40);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_exec_descriptor_c2c)(plan, input, output, direction);
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1230,7 +1230,7 @@ static inline cufftResult cubind_cufft_xt_exec_descriptor_r2c_inline(cufftHandle
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 41);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_exec_descriptor_r2c)(plan, input, output);
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1243,7 +1243,7 @@ static inline cufftResult cubind_cufft_xt_exec_descriptor_c2r_inline(cufftHandle
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 42);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_exec_descriptor_c2r)(plan, input, output);
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1256,7 +1256,7 @@ static inline cufftResult cubind_cufft_xt_exec_descriptor_z2z_inline(cufftHandle
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 43);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_exec_descriptor_z2z)(plan, input, output, direction);
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1269,7 +1269,7 @@ static inline cufftResult cubind_cufft_xt_exec_descriptor_d2z_inline(cufftHandle
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 44);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_exec_descriptor_d2z)(plan, input, output);
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1282,7 +1282,7 @@ static inline cufftResult cubind_cufft_xt_exec_descriptor_z2d_inline(cufftHandle
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 45);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_exec_descriptor_z2d)(plan, input, output);
     cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1295,7 +1295,7 @@ static inline cufftResult cubind_cufft_xt_query_plan_inline(cufftHandle plan, vo
 {
     cufftResult (*cubind_fn)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType) = (cufftResult (*)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 46);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_query_plan)(plan, queryStruct, queryType);
     cubind_status = cubind_fn(plan, queryStruct, queryType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1308,7 +1308,7 @@ static inline cufftResult cubind_cufft_xt_set_callback_inline(cufftHandle plan, 
 {
     cufftResult (*cubind_fn)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info) = (cufftResult (*)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 47);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_set_callback)(plan, callback_routine, cbType, caller_info);
     cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1321,7 +1321,7 @@ static inline cufftResult cubind_cufft_xt_clear_callback_inline(cufftHandle plan
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftXtCallbackType cbType) = (cufftResult (*)(cufftHandle plan, cufftXtCallbackType cbType))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 48);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_clear_callback)(plan, cbType);
     cubind_status = cubind_fn(plan, cbType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1334,7 +1334,7 @@ static inline cufftResult cubind_cufft_xt_set_callback_shared_size_inline(cufftH
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize) = (cufftResult (*)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 49);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_set_callback_shared_size)(plan, cbType, sharedSize);
     cubind_status = cubind_fn(plan, cbType, sharedSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1347,7 +1347,7 @@ static inline cufftResult cubind_cufft_xt_set_jit_callback_inline(cufftHandle pl
 {
     cufftResult (*cubind_fn)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info) = (cufftResult (*)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 50);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_set_jit_callback)(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1360,7 +1360,7 @@ static inline cufftResult cubind_cufft_xt_make_plan_many_inline(cufftHandle plan
 {
     cufftResult (*cubind_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype) = (cufftResult (*)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 51);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_make_plan_many)(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1373,7 +1373,7 @@ static inline cufftResult cubind_cufft_xt_get_size_many_inline(cufftHandle plan,
 {
     cufftResult (*cubind_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype) = (cufftResult (*)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 52);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_get_size_many)(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1386,7 +1386,7 @@ static inline cufftResult cubind_cufft_xt_exec_inline(cufftHandle plan, void *in
 {
     cufftResult (*cubind_fn)(cufftHandle plan, void *input, void *output, int direction) = (cufftResult (*)(cufftHandle plan, void *input, void *output, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 53);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_exec)(plan, input, output, direction);
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1399,7 +1399,7 @@ static inline cufftResult cubind_cufft_xt_exec_descriptor_inline(cufftHandle pla
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction) = (cufftResult (*)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 54);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_exec_descriptor)(plan, input, output, direction);
     cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))
@@ -1412,7 +1412,7 @@ static inline cufftResult cubind_cufft_xt_set_work_area_policy_inline(cufftHandl
 {
     cufftResult (*cubind_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize) = (cufftResult (*)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize))CUBIND_SLOT_LOAD(cubind_cufft_slots_ce3533edb7df, 55);
     cufftResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cufft_xt_set_work_area_policy)(plan, policy, workSize);
     cubind_status = cubind_fn(plan, policy, workSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUFFT_SUCCESS))

@@ -13,9 +13,18 @@
 #pragma GCC system_header
 #endif
 
+#include <limits.h>
+#include <math.h>
 #include <stddef.h>
 
-#include "cubind/cuda_types.h"
+#include "cubind/platform.h"
+#include "cubind/cuda_types_vector_types.h"
+#include "cubind/cuda_types_driver_types.h"
+#include "cubind/cuda_types_cuComplex.h"
+#include "cubind/cuda_types_library_types.h"
+#include "cubind/cuda_types_surface_types.h"
+#include "cubind/cuda_types_texture_types.h"
+#include "cubind/runtime_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
 #include <cufft.h>
@@ -36,6 +45,7 @@
 #define MAX_CUFFT_ERROR 0x15
 #define CUFFT_FORWARD - 1
 #define CUFFT_INVERSE 1
+#define CUFFT_COMPATIBILITY_DEFAULT CUFFT_COMPATIBILITY_FFTW_PADDING
 #define MAX_SHIM_RANK 3
 #define CUFFT_PLAN_NULL - 1
 

@@ -355,7 +355,7 @@ static inline curandStatus_t cubind_curand_create_generator_inline(curandGenerat
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t *generator, curandRngType_t rng_type) = (curandStatus_t (*)(curandGenerator_t *generator, curandRngType_t rng_type))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 0);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_create_generator)(generator, rng_type);
     cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -368,7 +368,7 @@ static inline curandStatus_t cubind_curand_create_generator_host_inline(curandGe
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t *generator, curandRngType_t rng_type) = (curandStatus_t (*)(curandGenerator_t *generator, curandRngType_t rng_type))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 1);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_create_generator_host)(generator, rng_type);
     cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -381,7 +381,7 @@ static inline curandStatus_t cubind_curand_destroy_generator_inline(curandGenera
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator) = (curandStatus_t (*)(curandGenerator_t generator))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 2);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_destroy_generator)(generator);
     cubind_status = cubind_fn(generator);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -394,7 +394,7 @@ static inline curandStatus_t cubind_curand_get_version_inline(int *version)
 {
     curandStatus_t (*cubind_fn)(int *version) = (curandStatus_t (*)(int *version))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 3);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_get_version)(version);
     cubind_status = cubind_fn(version);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -407,7 +407,7 @@ static inline curandStatus_t cubind_curand_get_property_inline(libraryPropertyTy
 {
     curandStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (curandStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 4);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_get_property)(type, value);
     cubind_status = cubind_fn(type, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -420,7 +420,7 @@ static inline curandStatus_t cubind_curand_set_stream_inline(curandGenerator_t g
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, cudaStream_t stream) = (curandStatus_t (*)(curandGenerator_t generator, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 5);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_set_stream)(generator, stream);
     cubind_status = cubind_fn(generator, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -433,7 +433,7 @@ static inline curandStatus_t cubind_curand_set_pseudo_random_generator_seed_inli
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned long long seed) = (curandStatus_t (*)(curandGenerator_t generator, unsigned long long seed))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 6);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_set_pseudo_random_generator_seed)(generator, seed);
     cubind_status = cubind_fn(generator, seed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -446,7 +446,7 @@ static inline curandStatus_t cubind_curand_set_generator_offset_inline(curandGen
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned long long offset) = (curandStatus_t (*)(curandGenerator_t generator, unsigned long long offset))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 7);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_set_generator_offset)(generator, offset);
     cubind_status = cubind_fn(generator, offset);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -459,7 +459,7 @@ static inline curandStatus_t cubind_curand_set_generator_ordering_inline(curandG
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, curandOrdering_t order) = (curandStatus_t (*)(curandGenerator_t generator, curandOrdering_t order))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 8);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_set_generator_ordering)(generator, order);
     cubind_status = cubind_fn(generator, order);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -472,7 +472,7 @@ static inline curandStatus_t cubind_curand_set_quasi_random_generator_dimensions
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int num_dimensions) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int num_dimensions))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 9);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_set_quasi_random_generator_dimensions)(generator, num_dimensions);
     cubind_status = cubind_fn(generator, num_dimensions);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -485,7 +485,7 @@ static inline curandStatus_t cubind_curand_generate_inline(curandGenerator_t gen
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int *outputPtr, size_t num))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 10);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate)(generator, outputPtr, num);
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -498,7 +498,7 @@ static inline curandStatus_t cubind_curand_generate_long_long_inline(curandGener
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num) = (curandStatus_t (*)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 11);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_long_long)(generator, outputPtr, num);
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -511,7 +511,7 @@ static inline curandStatus_t cubind_curand_generate_uniform_inline(curandGenerat
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, float *outputPtr, size_t num) = (curandStatus_t (*)(curandGenerator_t generator, float *outputPtr, size_t num))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 12);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_uniform)(generator, outputPtr, num);
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -524,7 +524,7 @@ static inline curandStatus_t cubind_curand_generate_uniform_double_inline(curand
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, double *outputPtr, size_t num) = (curandStatus_t (*)(curandGenerator_t generator, double *outputPtr, size_t num))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 13);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_uniform_double)(generator, outputPtr, num);
     cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -537,7 +537,7 @@ static inline curandStatus_t cubind_curand_generate_normal_inline(curandGenerato
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev) = (curandStatus_t (*)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 14);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_normal)(generator, outputPtr, n, mean, stddev);
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -550,7 +550,7 @@ static inline curandStatus_t cubind_curand_generate_normal_double_inline(curandG
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev) = (curandStatus_t (*)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 15);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_normal_double)(generator, outputPtr, n, mean, stddev);
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -563,7 +563,7 @@ static inline curandStatus_t cubind_curand_generate_log_normal_inline(curandGene
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev) = (curandStatus_t (*)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 16);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_log_normal)(generator, outputPtr, n, mean, stddev);
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -576,7 +576,7 @@ static inline curandStatus_t cubind_curand_generate_log_normal_double_inline(cur
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev) = (curandStatus_t (*)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 17);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_log_normal_double)(generator, outputPtr, n, mean, stddev);
     cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -589,7 +589,7 @@ static inline curandStatus_t cubind_curand_create_poisson_distribution_inline(do
 {
     curandStatus_t (*cubind_fn)(double lambda, curandDiscreteDistribution_t *discrete_distribution) = (curandStatus_t (*)(double lambda, curandDiscreteDistribution_t *discrete_distribution))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 18);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_create_poisson_distribution)(lambda, discrete_distribution);
     cubind_status = cubind_fn(lambda, discrete_distribution);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -602,7 +602,7 @@ static inline curandStatus_t cubind_curand_destroy_distribution_inline(curandDis
 {
     curandStatus_t (*cubind_fn)(curandDiscreteDistribution_t discrete_distribution) = (curandStatus_t (*)(curandDiscreteDistribution_t discrete_distribution))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 19);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_destroy_distribution)(discrete_distribution);
     cubind_status = cubind_fn(discrete_distribution);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -615,7 +615,7 @@ static inline curandStatus_t cubind_curand_generate_poisson_inline(curandGenerat
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 20);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_poisson)(generator, outputPtr, n, lambda);
     cubind_status = cubind_fn(generator, outputPtr, n, lambda);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -628,7 +628,7 @@ static inline curandStatus_t cubind_curand_generate_poisson_method_inline(curand
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 21);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_poisson_method)(generator, outputPtr, n, lambda, method);
     cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -641,7 +641,7 @@ static inline curandStatus_t cubind_curand_generate_binomial_inline(curandGenera
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 22);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_binomial)(generator, outputPtr, num, n, p);
     cubind_status = cubind_fn(generator, outputPtr, num, n, p);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -654,7 +654,7 @@ static inline curandStatus_t cubind_curand_generate_binomial_method_inline(curan
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method) = (curandStatus_t (*)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 23);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_binomial_method)(generator, outputPtr, num, n, p, method);
     cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -667,7 +667,7 @@ static inline curandStatus_t cubind_curand_generate_seeds_inline(curandGenerator
 {
     curandStatus_t (*cubind_fn)(curandGenerator_t generator) = (curandStatus_t (*)(curandGenerator_t generator))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 24);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_generate_seeds)(generator);
     cubind_status = cubind_fn(generator);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -680,7 +680,7 @@ static inline curandStatus_t cubind_curand_get_direction_vectors32_inline(curand
 {
     curandStatus_t (*cubind_fn)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set) = (curandStatus_t (*)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 25);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_get_direction_vectors32)(vectors, set);
     cubind_status = cubind_fn(vectors, set);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -693,7 +693,7 @@ static inline curandStatus_t cubind_curand_get_scramble_constants32_inline(unsig
 {
     curandStatus_t (*cubind_fn)(unsigned int **constants) = (curandStatus_t (*)(unsigned int **constants))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 26);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_get_scramble_constants32)(constants);
     cubind_status = cubind_fn(constants);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -706,7 +706,7 @@ static inline curandStatus_t cubind_curand_get_direction_vectors64_inline(curand
 {
     curandStatus_t (*cubind_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set) = (curandStatus_t (*)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 27);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_get_direction_vectors64)(vectors, set);
     cubind_status = cubind_fn(vectors, set);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
@@ -719,7 +719,7 @@ static inline curandStatus_t cubind_curand_get_scramble_constants64_inline(unsig
 {
     curandStatus_t (*cubind_fn)(unsigned long long **constants) = (curandStatus_t (*)(unsigned long long **constants))CUBIND_SLOT_LOAD(cubind_curand_slots_2f1fe0d78a19, 28);
     curandStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_curand_get_scramble_constants64)(constants);
     cubind_status = cubind_fn(constants);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))

@@ -63,7 +63,7 @@ static inline cusolverStatus_t cubind_cusolver_get_property_inline(libraryProper
 {
     cusolverStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (cusolverStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 0);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolver_get_property)(type, value);
     cubind_status = cubind_fn(type, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -76,7 +76,7 @@ static inline cusolverStatus_t cubind_cusolver_get_version_inline(int *version)
 {
     cusolverStatus_t (*cubind_fn)(int *version) = (cusolverStatus_t (*)(int *version))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 1);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolver_get_version)(version);
     cubind_status = cubind_fn(version);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))

@@ -6550,7 +6550,7 @@ static inline cusolverStatus_t cubind_cusolverDn_create_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t *handle) = (cusolverStatus_t (*)(cusolverDnHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 2);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_create)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6563,7 +6563,7 @@ static inline cusolverStatus_t cubind_cusolverDn_destroy_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle) = (cusolverStatus_t (*)(cusolverDnHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 3);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_destroy)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6576,7 +6576,7 @@ static inline cusolverStatus_t cubind_cusolverDn_set_stream_inline(cusolverDnHan
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cudaStream_t streamId) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cudaStream_t streamId))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 4);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_set_stream)(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6589,7 +6589,7 @@ static inline cusolverStatus_t cubind_cusolverDn_get_stream_inline(cusolverDnHan
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cudaStream_t *streamId) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cudaStream_t *streamId))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 5);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_get_stream)(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6602,7 +6602,7 @@ static inline cusolverStatus_t cubind_cusolverDn_set_deterministic_mode_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 6);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_set_deterministic_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6615,7 +6615,7 @@ static inline cusolverStatus_t cubind_cusolverDn_get_deterministic_mode_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 7);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_get_deterministic_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6628,7 +6628,7 @@ static inline cusolverStatus_t cubind_cusolverDn_set_math_mode_inline(cusolverDn
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverMathMode_t mode) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverMathMode_t mode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 8);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_set_math_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6641,7 +6641,7 @@ static inline cusolverStatus_t cubind_cusolverDn_get_math_mode_inline(cusolverDn
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverMathMode_t *mode) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverMathMode_t *mode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 9);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_get_math_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6654,7 +6654,7 @@ static inline cusolverStatus_t cubind_cusolverDn_set_emulation_strategy_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 10);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_set_emulation_strategy)(handle, strategy);
     cubind_status = cubind_fn(handle, strategy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6667,7 +6667,7 @@ static inline cusolverStatus_t cubind_cusolverDn_get_emulation_strategy_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cudaEmulationStrategy_t *strategy) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cudaEmulationStrategy_t *strategy))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 11);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_get_emulation_strategy)(handle, strategy);
     cubind_status = cubind_fn(handle, strategy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6680,7 +6680,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_create_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t *params_ptr) = (cusolverStatus_t (*)(cusolverDnIRSParams_t *params_ptr))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 12);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_create)(params_ptr);
     cubind_status = cubind_fn(params_ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6693,7 +6693,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_destroy_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 13);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_destroy)(params);
     cubind_status = cubind_fn(params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6706,7 +6706,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_refinement_solve
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 14);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_set_refinement_solver)(params, refinement_solver);
     cubind_status = cubind_fn(params, refinement_solver);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6719,7 +6719,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_solver_main_prec
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 15);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_set_solver_main_precision)(params, solver_main_precision);
     cubind_status = cubind_fn(params, solver_main_precision);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6732,7 +6732,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_solver_lowest_pr
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 16);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_set_solver_lowest_precision)(params, solver_lowest_precision);
     cubind_status = cubind_fn(params, solver_lowest_precision);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6745,7 +6745,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_solver_precision
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 17);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_set_solver_precisions)(params, solver_main_precision, solver_lowest_precision);
     cubind_status = cubind_fn(params, solver_main_precision, solver_lowest_precision);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6758,7 +6758,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_tol_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, double val) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, double val))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 18);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_set_tol)(params, val);
     cubind_status = cubind_fn(params, val);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6771,7 +6771,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_tol_inner_inline
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, double val) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, double val))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 19);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_set_tol_inner)(params, val);
     cubind_status = cubind_fn(params, val);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6784,7 +6784,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_max_iters_inline
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolver_int_t maxiters) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolver_int_t maxiters))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 20);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_set_max_iters)(params, maxiters);
     cubind_status = cubind_fn(params, maxiters);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6797,7 +6797,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_set_max_iters_inner_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 21);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_set_max_iters_inner)(params, maxiters_inner);
     cubind_status = cubind_fn(params, maxiters_inner);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6810,7 +6810,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_get_max_iters_inline
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params, cusolver_int_t *maxiters) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params, cusolver_int_t *maxiters))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 22);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_get_max_iters)(params, maxiters);
     cubind_status = cubind_fn(params, maxiters);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6823,7 +6823,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_enable_fallback_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 23);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_enable_fallback)(params);
     cubind_status = cubind_fn(params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6836,7 +6836,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_params_disable_fallback_inl
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSParams_t params) = (cusolverStatus_t (*)(cusolverDnIRSParams_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 24);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_params_disable_fallback)(params);
     cubind_status = cubind_fn(params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6849,7 +6849,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_infos_destroy_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 25);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_infos_destroy)(infos);
     cubind_status = cubind_fn(infos);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6862,7 +6862,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_infos_create_inline(cusolve
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t *infos_ptr) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t *infos_ptr))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 26);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_infos_create)(infos_ptr);
     cubind_status = cubind_fn(infos_ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6875,7 +6875,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_infos_get_niters_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos, cusolver_int_t *niters) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos, cusolver_int_t *niters))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 27);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_infos_get_niters)(infos, niters);
     cubind_status = cubind_fn(infos, niters);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6888,7 +6888,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_infos_get_outer_niters_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 28);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_infos_get_outer_niters)(infos, outer_niters);
     cubind_status = cubind_fn(infos, outer_niters);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6901,7 +6901,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_infos_request_residual_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 29);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_infos_request_residual)(infos);
     cubind_status = cubind_fn(infos);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6914,7 +6914,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_infos_get_residual_history_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos, void **residual_history) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos, void **residual_history))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 30);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_infos_get_residual_history)(infos, residual_history);
     cubind_status = cubind_fn(infos, residual_history);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6927,7 +6927,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_infos_get_max_iters_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters) = (cusolverStatus_t (*)(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 31);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_infos_get_max_iters)(infos, maxiters);
     cubind_status = cubind_fn(infos, maxiters);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6940,7 +6940,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zz_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 32);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zz_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6953,7 +6953,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zc_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 33);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zc_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6966,7 +6966,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zk_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 34);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zk_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6979,7 +6979,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ze_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 35);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ze_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -6992,7 +6992,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zy_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 36);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zy_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7005,7 +7005,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cc_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 37);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cc_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7018,7 +7018,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ce_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 38);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ce_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7031,7 +7031,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ck_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 39);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ck_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7044,7 +7044,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cy_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 40);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cy_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7057,7 +7057,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dd_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 41);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dd_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7070,7 +7070,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ds_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 42);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ds_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7083,7 +7083,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dh_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 43);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dh_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7096,7 +7096,7 @@ static inline cusolverStatus_t cubind_cusolverDn_db_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 44);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_db_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7109,7 +7109,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dx_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 45);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dx_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7122,7 +7122,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ss_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 46);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ss_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7135,7 +7135,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sh_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 47);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sh_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7148,7 +7148,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sb_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 48);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sb_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7161,7 +7161,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sx_gesv_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 49);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sx_gesv)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7174,7 +7174,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zz_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 50);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zz_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7187,7 +7187,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zc_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 51);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zc_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7200,7 +7200,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zk_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 52);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zk_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7213,7 +7213,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ze_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 53);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ze_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7226,7 +7226,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zy_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 54);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zy_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7239,7 +7239,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cc_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 55);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cc_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7252,7 +7252,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ck_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 56);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ck_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7265,7 +7265,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ce_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 57);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ce_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7278,7 +7278,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cy_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 58);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cy_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7291,7 +7291,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dd_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 59);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dd_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7304,7 +7304,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ds_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 60);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ds_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7317,7 +7317,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dh_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 61);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dh_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7330,7 +7330,7 @@ static inline cusolverStatus_t cubind_cusolverDn_db_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 62);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_db_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7343,7 +7343,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dx_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 63);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dx_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7356,7 +7356,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ss_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 64);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ss_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7369,7 +7369,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sh_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 65);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sh_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7382,7 +7382,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sb_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 66);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sb_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7395,7 +7395,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sx_gesv_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 67);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sx_gesv_buffer_size)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7408,7 +7408,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zz_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 68);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zz_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7421,7 +7421,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zc_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 69);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zc_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7434,7 +7434,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zk_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 70);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zk_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7447,7 +7447,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ze_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 71);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ze_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7460,7 +7460,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zy_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 72);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zy_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7473,7 +7473,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cc_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 73);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cc_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7486,7 +7486,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ck_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 74);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ck_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7499,7 +7499,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ce_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 75);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ce_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7512,7 +7512,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cy_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 76);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cy_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7525,7 +7525,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dd_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 77);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dd_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7538,7 +7538,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ds_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 78);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ds_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7551,7 +7551,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dh_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 79);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dh_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7564,7 +7564,7 @@ static inline cusolverStatus_t cubind_cusolverDn_db_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 80);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_db_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7577,7 +7577,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dx_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 81);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dx_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7590,7 +7590,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ss_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 82);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ss_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7603,7 +7603,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sh_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 83);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sh_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7616,7 +7616,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sb_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 84);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sb_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7629,7 +7629,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sx_gels_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 85);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sx_gels)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7642,7 +7642,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zz_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 86);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zz_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7655,7 +7655,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zc_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 87);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zc_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7668,7 +7668,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zk_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 88);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zk_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7681,7 +7681,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ze_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 89);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ze_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7694,7 +7694,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zy_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 90);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zy_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7707,7 +7707,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cc_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 91);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cc_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7720,7 +7720,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ck_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 92);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ck_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7733,7 +7733,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ce_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 93);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ce_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7746,7 +7746,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cy_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 94);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cy_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7759,7 +7759,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dd_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 95);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dd_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7772,7 +7772,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ds_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 96);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ds_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7785,7 +7785,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dh_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 97);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dh_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7798,7 +7798,7 @@ static inline cusolverStatus_t cubind_cusolverDn_db_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 98);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_db_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7811,7 +7811,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dx_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 99);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dx_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7824,7 +7824,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ss_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 100);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ss_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7837,7 +7837,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sh_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 101);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sh_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7850,7 +7850,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sb_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 102);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sb_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7863,7 +7863,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sx_gels_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 103);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sx_gels_buffer_size)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7876,7 +7876,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_xgesv_inline(cusolverDnHand
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 104);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_xgesv)(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     cubind_status = cubind_fn(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7889,7 +7889,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_xgesv_buffer_size_inline(cu
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 105);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_xgesv_buffer_size)(handle, params, n, nrhs, lwork_bytes);
     cubind_status = cubind_fn(handle, params, n, nrhs, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7902,7 +7902,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_xgels_inline(cusolverDnHand
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 106);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_xgels)(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     cubind_status = cubind_fn(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7915,7 +7915,7 @@ static inline cusolverStatus_t cubind_cusolverDn_irs_xgels_buffer_size_inline(cu
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 107);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_irs_xgels_buffer_size)(handle, params, m, n, nrhs, lwork_bytes);
     cubind_status = cubind_fn(handle, params, m, n, nrhs, lwork_bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7928,7 +7928,7 @@ static inline cusolverStatus_t cubind_cusolverDn_spotrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 108);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_spotrf_buffer_size)(handle, uplo, n, A, lda, Lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7941,7 +7941,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dpotrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 109);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dpotrf_buffer_size)(handle, uplo, n, A, lda, Lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7954,7 +7954,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cpotrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 110);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cpotrf_buffer_size)(handle, uplo, n, A, lda, Lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7967,7 +7967,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zpotrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 111);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zpotrf_buffer_size)(handle, uplo, n, A, lda, Lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7980,7 +7980,7 @@ static inline cusolverStatus_t cubind_cusolverDn_spotrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 112);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_spotrf)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -7993,7 +7993,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dpotrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 113);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dpotrf)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8006,7 +8006,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cpotrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 114);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cpotrf)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8019,7 +8019,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zpotrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 115);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zpotrf)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8032,7 +8032,7 @@ static inline cusolverStatus_t cubind_cusolverDn_spotrs_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 116);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_spotrs)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8045,7 +8045,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dpotrs_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 117);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dpotrs)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8058,7 +8058,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cpotrs_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 118);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cpotrs)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8071,7 +8071,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zpotrs_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 119);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zpotrs)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8084,7 +8084,7 @@ static inline cusolverStatus_t cubind_cusolverDn_spotrf_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *Aarray[], int lda, int *infoArray, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *Aarray[], int lda, int *infoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 120);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_spotrf_batched)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8097,7 +8097,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dpotrf_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *Aarray[], int lda, int *infoArray, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *Aarray[], int lda, int *infoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 121);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dpotrf_batched)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8110,7 +8110,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cpotrf_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *Aarray[], int lda, int *infoArray, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *Aarray[], int lda, int *infoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 122);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cpotrf_batched)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8123,7 +8123,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zpotrf_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *Aarray[], int lda, int *infoArray, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *Aarray[], int lda, int *infoArray, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 123);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zpotrf_batched)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8136,7 +8136,7 @@ static inline cusolverStatus_t cubind_cusolverDn_spotrs_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float *A[], int lda, float *B[], int ldb, int *d_info, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float *A[], int lda, float *B[], int ldb, int *d_info, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 124);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_spotrs_batched)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8149,7 +8149,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dpotrs_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double *A[], int lda, double *B[], int ldb, int *d_info, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double *A[], int lda, double *B[], int ldb, int *d_info, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 125);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dpotrs_batched)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8162,7 +8162,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cpotrs_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex *A[], int lda, cuComplex *B[], int ldb, int *d_info, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex *A[], int lda, cuComplex *B[], int ldb, int *d_info, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 126);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cpotrs_batched)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8175,7 +8175,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zpotrs_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex *A[], int lda, cuDoubleComplex *B[], int ldb, int *d_info, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex *A[], int lda, cuDoubleComplex *B[], int ldb, int *d_info, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 127);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zpotrs_batched)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8188,7 +8188,7 @@ static inline cusolverStatus_t cubind_cusolverDn_spotri_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 128);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_spotri_buffer_size)(handle, uplo, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8201,7 +8201,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dpotri_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 129);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dpotri_buffer_size)(handle, uplo, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8214,7 +8214,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cpotri_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 130);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cpotri_buffer_size)(handle, uplo, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8227,7 +8227,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zpotri_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 131);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zpotri_buffer_size)(handle, uplo, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8240,7 +8240,7 @@ static inline cusolverStatus_t cubind_cusolverDn_spotri_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 132);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_spotri)(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8253,7 +8253,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dpotri_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 133);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dpotri)(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8266,7 +8266,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cpotri_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 134);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cpotri)(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8279,7 +8279,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zpotri_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 135);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zpotri)(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8292,7 +8292,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xtrtri_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 136);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xtrtri_buffer_size)(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8305,7 +8305,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xtrtri_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 137);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xtrtri)(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
     cubind_status = cubind_fn(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8318,7 +8318,7 @@ static inline cusolverStatus_t cubind_cusolverDn_slauum_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 138);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_slauum_buffer_size)(handle, uplo, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8331,7 +8331,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dlauum_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 139);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dlauum_buffer_size)(handle, uplo, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8344,7 +8344,7 @@ static inline cusolverStatus_t cubind_cusolverDn_clauum_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 140);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_clauum_buffer_size)(handle, uplo, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8357,7 +8357,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zlauum_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 141);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zlauum_buffer_size)(handle, uplo, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8370,7 +8370,7 @@ static inline cusolverStatus_t cubind_cusolverDn_slauum_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 142);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_slauum)(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8383,7 +8383,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dlauum_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 143);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dlauum)(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8396,7 +8396,7 @@ static inline cusolverStatus_t cubind_cusolverDn_clauum_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 144);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_clauum)(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8409,7 +8409,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zlauum_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 145);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zlauum)(handle, uplo, n, A, lda, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8422,7 +8422,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgetrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 146);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgetrf_buffer_size)(handle, m, n, A, lda, Lwork);
     cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8435,7 +8435,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgetrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 147);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgetrf_buffer_size)(handle, m, n, A, lda, Lwork);
     cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8448,7 +8448,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgetrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 148);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgetrf_buffer_size)(handle, m, n, A, lda, Lwork);
     cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8461,7 +8461,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgetrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 149);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgetrf_buffer_size)(handle, m, n, A, lda, Lwork);
     cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8474,7 +8474,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgetrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 150);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgetrf)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8487,7 +8487,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgetrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 151);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgetrf)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8500,7 +8500,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgetrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 152);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgetrf)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8513,7 +8513,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgetrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 153);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgetrf)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8526,7 +8526,7 @@ static inline cusolverStatus_t cubind_cusolverDn_slaswp_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 154);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_slaswp)(handle, n, A, lda, k1, k2, devIpiv, incx);
     cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8539,7 +8539,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dlaswp_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 155);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dlaswp)(handle, n, A, lda, k1, k2, devIpiv, incx);
     cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8552,7 +8552,7 @@ static inline cusolverStatus_t cubind_cusolverDn_claswp_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 156);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_claswp)(handle, n, A, lda, k1, k2, devIpiv, incx);
     cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8565,7 +8565,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zlaswp_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 157);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zlaswp)(handle, n, A, lda, k1, k2, devIpiv, incx);
     cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8578,7 +8578,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgetrs_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 158);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgetrs)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8591,7 +8591,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgetrs_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 159);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgetrs)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8604,7 +8604,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgetrs_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 160);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgetrs)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8617,7 +8617,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgetrs_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 161);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgetrs)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8630,7 +8630,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgeqrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 162);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgeqrf_buffer_size)(handle, m, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8643,7 +8643,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgeqrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 163);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgeqrf_buffer_size)(handle, m, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8656,7 +8656,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgeqrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 164);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgeqrf_buffer_size)(handle, m, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8669,7 +8669,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgeqrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 165);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgeqrf_buffer_size)(handle, m, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8682,7 +8682,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgeqrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 166);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgeqrf)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8695,7 +8695,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgeqrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 167);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgeqrf)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8708,7 +8708,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgeqrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 168);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgeqrf)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8721,7 +8721,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgeqrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 169);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgeqrf)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8734,7 +8734,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sorgqr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 170);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sorgqr_buffer_size)(handle, m, n, k, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8747,7 +8747,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dorgqr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 171);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dorgqr_buffer_size)(handle, m, n, k, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8760,7 +8760,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cungqr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 172);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cungqr_buffer_size)(handle, m, n, k, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8773,7 +8773,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zungqr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 173);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zungqr_buffer_size)(handle, m, n, k, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8786,7 +8786,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sorgqr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 174);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sorgqr)(handle, m, n, k, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8799,7 +8799,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dorgqr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 175);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dorgqr)(handle, m, n, k, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8812,7 +8812,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cungqr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 176);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cungqr)(handle, m, n, k, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8825,7 +8825,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zungqr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 177);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zungqr)(handle, m, n, k, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8838,7 +8838,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sormqr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 178);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sormqr_buffer_size)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8851,7 +8851,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dormqr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 179);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dormqr_buffer_size)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8864,7 +8864,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cunmqr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 180);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cunmqr_buffer_size)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8877,7 +8877,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zunmqr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 181);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zunmqr_buffer_size)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8890,7 +8890,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sormqr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 182);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sormqr)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8903,7 +8903,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dormqr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 183);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dormqr)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8916,7 +8916,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cunmqr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 184);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cunmqr)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8929,7 +8929,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zunmqr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 185);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zunmqr)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8942,7 +8942,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssytrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 186);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssytrf_buffer_size)(handle, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8955,7 +8955,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsytrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 187);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsytrf_buffer_size)(handle, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8968,7 +8968,7 @@ static inline cusolverStatus_t cubind_cusolverDn_csytrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 188);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_csytrf_buffer_size)(handle, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8981,7 +8981,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zsytrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 189);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zsytrf_buffer_size)(handle, n, A, lda, lwork);
     cubind_status = cubind_fn(handle, n, A, lda, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -8994,7 +8994,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssytrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 190);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssytrf)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9007,7 +9007,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsytrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 191);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsytrf)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9020,7 +9020,7 @@ static inline cusolverStatus_t cubind_cusolverDn_csytrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 192);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_csytrf)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9033,7 +9033,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zsytrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 193);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zsytrf)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9046,7 +9046,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsytrs_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 194);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsytrs_buffer_size)(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9059,7 +9059,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsytrs_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 195);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsytrs)(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9072,7 +9072,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssytri_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 196);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssytri_buffer_size)(handle, uplo, n, A, lda, ipiv, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9085,7 +9085,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsytri_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 197);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsytri_buffer_size)(handle, uplo, n, A, lda, ipiv, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9098,7 +9098,7 @@ static inline cusolverStatus_t cubind_cusolverDn_csytri_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 198);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_csytri_buffer_size)(handle, uplo, n, A, lda, ipiv, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9111,7 +9111,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zsytri_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 199);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zsytri_buffer_size)(handle, uplo, n, A, lda, ipiv, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9124,7 +9124,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssytri_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 200);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssytri)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9137,7 +9137,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsytri_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 201);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsytri)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9150,7 +9150,7 @@ static inline cusolverStatus_t cubind_cusolverDn_csytri_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 202);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_csytri)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9163,7 +9163,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zsytri_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 203);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zsytri)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9176,7 +9176,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgebrd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 204);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgebrd_buffer_size)(handle, m, n, Lwork);
     cubind_status = cubind_fn(handle, m, n, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9189,7 +9189,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgebrd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 205);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgebrd_buffer_size)(handle, m, n, Lwork);
     cubind_status = cubind_fn(handle, m, n, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9202,7 +9202,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgebrd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 206);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgebrd_buffer_size)(handle, m, n, Lwork);
     cubind_status = cubind_fn(handle, m, n, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9215,7 +9215,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgebrd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *Lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *Lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 207);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgebrd_buffer_size)(handle, m, n, Lwork);
     cubind_status = cubind_fn(handle, m, n, Lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9228,7 +9228,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgebrd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 208);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgebrd)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9241,7 +9241,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgebrd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 209);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgebrd)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9254,7 +9254,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgebrd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 210);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgebrd)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9267,7 +9267,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgebrd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 211);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgebrd)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9280,7 +9280,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sorgbr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 212);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sorgbr_buffer_size)(handle, side, m, n, k, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9293,7 +9293,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dorgbr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 213);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dorgbr_buffer_size)(handle, side, m, n, k, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9306,7 +9306,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cungbr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 214);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cungbr_buffer_size)(handle, side, m, n, k, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9319,7 +9319,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zungbr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 215);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zungbr_buffer_size)(handle, side, m, n, k, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9332,7 +9332,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sorgbr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 216);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sorgbr)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9345,7 +9345,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dorgbr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 217);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dorgbr)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9358,7 +9358,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cungbr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 218);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cungbr)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9371,7 +9371,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zungbr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 219);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zungbr)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9384,7 +9384,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssytrd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 220);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssytrd_buffer_size)(handle, uplo, n, A, lda, d, e, tau, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9397,7 +9397,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsytrd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 221);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsytrd_buffer_size)(handle, uplo, n, A, lda, d, e, tau, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9410,7 +9410,7 @@ static inline cusolverStatus_t cubind_cusolverDn_chetrd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 222);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_chetrd_buffer_size)(handle, uplo, n, A, lda, d, e, tau, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9423,7 +9423,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zhetrd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 223);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zhetrd_buffer_size)(handle, uplo, n, A, lda, d, e, tau, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9436,7 +9436,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssytrd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 224);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssytrd)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9449,7 +9449,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsytrd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 225);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsytrd)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9462,7 +9462,7 @@ static inline cusolverStatus_t cubind_cusolverDn_chetrd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 226);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_chetrd)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9475,7 +9475,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zhetrd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 227);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zhetrd)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9488,7 +9488,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sorgtr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 228);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sorgtr_buffer_size)(handle, uplo, n, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9501,7 +9501,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dorgtr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 229);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dorgtr_buffer_size)(handle, uplo, n, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9514,7 +9514,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cungtr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 230);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cungtr_buffer_size)(handle, uplo, n, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9527,7 +9527,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zungtr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 231);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zungtr_buffer_size)(handle, uplo, n, A, lda, tau, lwork);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9540,7 +9540,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sorgtr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 232);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sorgtr)(handle, uplo, n, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9553,7 +9553,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dorgtr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 233);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dorgtr)(handle, uplo, n, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9566,7 +9566,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cungtr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 234);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cungtr)(handle, uplo, n, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9579,7 +9579,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zungtr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 235);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zungtr)(handle, uplo, n, A, lda, tau, work, lwork, info);
     cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9592,7 +9592,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sormtr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 236);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sormtr_buffer_size)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9605,7 +9605,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dormtr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 237);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dormtr_buffer_size)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9618,7 +9618,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cunmtr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 238);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cunmtr_buffer_size)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9631,7 +9631,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zunmtr_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 239);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zunmtr_buffer_size)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9644,7 +9644,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sormtr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 240);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sormtr)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9657,7 +9657,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dormtr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 241);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dormtr)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9670,7 +9670,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cunmtr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 242);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cunmtr)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9683,7 +9683,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zunmtr_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 243);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zunmtr)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9696,7 +9696,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgesvd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 244);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgesvd_buffer_size)(handle, m, n, lwork);
     cubind_status = cubind_fn(handle, m, n, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9709,7 +9709,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgesvd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 245);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgesvd_buffer_size)(handle, m, n, lwork);
     cubind_status = cubind_fn(handle, m, n, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9722,7 +9722,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgesvd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 246);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgesvd_buffer_size)(handle, m, n, lwork);
     cubind_status = cubind_fn(handle, m, n, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9735,7 +9735,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgesvd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, int m, int n, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 247);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgesvd_buffer_size)(handle, m, n, lwork);
     cubind_status = cubind_fn(handle, m, n, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9748,7 +9748,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgesvd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 248);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgesvd)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9761,7 +9761,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgesvd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 249);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgesvd)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9774,7 +9774,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgesvd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 250);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgesvd)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9787,7 +9787,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgesvd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 251);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgesvd)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9800,7 +9800,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssyevd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 252);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssyevd_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9813,7 +9813,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsyevd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 253);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsyevd_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9826,7 +9826,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cheevd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 254);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cheevd_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9839,7 +9839,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zheevd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 255);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zheevd_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9852,7 +9852,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssyevd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 256);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssyevd)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9865,7 +9865,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsyevd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 257);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsyevd)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9878,7 +9878,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cheevd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 258);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cheevd)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9891,7 +9891,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zheevd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 259);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zheevd)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9904,7 +9904,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssyevdx_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 260);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssyevdx_buffer_size)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9917,7 +9917,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsyevdx_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 261);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsyevdx_buffer_size)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9930,7 +9930,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cheevdx_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 262);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cheevdx_buffer_size)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9943,7 +9943,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zheevdx_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 263);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zheevdx_buffer_size)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9956,7 +9956,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssyevdx_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 264);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssyevdx)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9969,7 +9969,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsyevdx_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 265);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsyevdx)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9982,7 +9982,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cheevdx_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 266);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cheevdx)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -9995,7 +9995,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zheevdx_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 267);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zheevdx)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10008,7 +10008,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssygvdx_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 268);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssygvdx_buffer_size)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10021,7 +10021,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsygvdx_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 269);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsygvdx_buffer_size)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10034,7 +10034,7 @@ static inline cusolverStatus_t cubind_cusolverDn_chegvdx_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 270);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_chegvdx_buffer_size)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10047,7 +10047,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zhegvdx_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 271);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zhegvdx_buffer_size)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10060,7 +10060,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssygvdx_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 272);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssygvdx)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10073,7 +10073,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsygvdx_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 273);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsygvdx)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10086,7 +10086,7 @@ static inline cusolverStatus_t cubind_cusolverDn_chegvdx_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 274);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_chegvdx)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10099,7 +10099,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zhegvdx_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 275);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zhegvdx)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10112,7 +10112,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssygvd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 276);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssygvd_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10125,7 +10125,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsygvd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 277);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsygvd_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10138,7 +10138,7 @@ static inline cusolverStatus_t cubind_cusolverDn_chegvd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 278);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_chegvd_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10151,7 +10151,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zhegvd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 279);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zhegvd_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10164,7 +10164,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssygvd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 280);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssygvd)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10177,7 +10177,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsygvd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 281);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsygvd)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10190,7 +10190,7 @@ static inline cusolverStatus_t cubind_cusolverDn_chegvd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 282);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_chegvd)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10203,7 +10203,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zhegvd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 283);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zhegvd)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10216,7 +10216,7 @@ static inline cusolverStatus_t cubind_cusolverDn_create_syevj_info_inline(syevjI
 {
     cusolverStatus_t (*cubind_fn)(syevjInfo_t *info) = (cusolverStatus_t (*)(syevjInfo_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 284);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_create_syevj_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10229,7 +10229,7 @@ static inline cusolverStatus_t cubind_cusolverDn_destroy_syevj_info_inline(syevj
 {
     cusolverStatus_t (*cubind_fn)(syevjInfo_t info) = (cusolverStatus_t (*)(syevjInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 285);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_destroy_syevj_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10242,7 +10242,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsyevj_set_tolerance_inline(sye
 {
     cusolverStatus_t (*cubind_fn)(syevjInfo_t info, double tolerance) = (cusolverStatus_t (*)(syevjInfo_t info, double tolerance))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 286);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsyevj_set_tolerance)(info, tolerance);
     cubind_status = cubind_fn(info, tolerance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10255,7 +10255,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsyevj_set_max_sweeps_inline(sy
 {
     cusolverStatus_t (*cubind_fn)(syevjInfo_t info, int max_sweeps) = (cusolverStatus_t (*)(syevjInfo_t info, int max_sweeps))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 287);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsyevj_set_max_sweeps)(info, max_sweeps);
     cubind_status = cubind_fn(info, max_sweeps);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10268,7 +10268,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsyevj_set_sort_eig_inline(syev
 {
     cusolverStatus_t (*cubind_fn)(syevjInfo_t info, int sort_eig) = (cusolverStatus_t (*)(syevjInfo_t info, int sort_eig))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 288);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsyevj_set_sort_eig)(info, sort_eig);
     cubind_status = cubind_fn(info, sort_eig);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10281,7 +10281,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsyevj_get_residual_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, syevjInfo_t info, double *residual) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, syevjInfo_t info, double *residual))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 289);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsyevj_get_residual)(handle, info, residual);
     cubind_status = cubind_fn(handle, info, residual);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10294,7 +10294,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsyevj_get_sweeps_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 290);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsyevj_get_sweeps)(handle, info, executed_sweeps);
     cubind_status = cubind_fn(handle, info, executed_sweeps);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10307,7 +10307,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssyevj_batched_buffer_size_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 291);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssyevj_batched_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10320,7 +10320,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsyevj_batched_buffer_size_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 292);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsyevj_batched_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10333,7 +10333,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cheevj_batched_buffer_size_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 293);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cheevj_batched_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10346,7 +10346,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zheevj_batched_buffer_size_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 294);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zheevj_batched_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10359,7 +10359,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssyevj_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 295);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssyevj_batched)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10372,7 +10372,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsyevj_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 296);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsyevj_batched)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10385,7 +10385,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cheevj_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 297);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cheevj_batched)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10398,7 +10398,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zheevj_batched_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 298);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zheevj_batched)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10411,7 +10411,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssyevj_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 299);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssyevj_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10424,7 +10424,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsyevj_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 300);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsyevj_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10437,7 +10437,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cheevj_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 301);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cheevj_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10450,7 +10450,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zheevj_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 302);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zheevj_buffer_size)(handle, jobz, uplo, n, A, lda, W, lwork, params);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10463,7 +10463,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssyevj_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 303);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssyevj)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10476,7 +10476,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsyevj_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 304);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsyevj)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10489,7 +10489,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cheevj_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 305);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cheevj)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10502,7 +10502,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zheevj_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 306);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zheevj)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10515,7 +10515,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssygvj_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 307);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssygvj_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10528,7 +10528,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsygvj_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 308);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsygvj_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10541,7 +10541,7 @@ static inline cusolverStatus_t cubind_cusolverDn_chegvj_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 309);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_chegvj_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10554,7 +10554,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zhegvj_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 310);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zhegvj_buffer_size)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10567,7 +10567,7 @@ static inline cusolverStatus_t cubind_cusolverDn_ssygvj_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 311);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_ssygvj)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10580,7 +10580,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dsygvj_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 312);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dsygvj)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10593,7 +10593,7 @@ static inline cusolverStatus_t cubind_cusolverDn_chegvj_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 313);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_chegvj)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10606,7 +10606,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zhegvj_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 314);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zhegvj)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10619,7 +10619,7 @@ static inline cusolverStatus_t cubind_cusolverDn_create_gesvdj_info_inline(gesvd
 {
     cusolverStatus_t (*cubind_fn)(gesvdjInfo_t *info) = (cusolverStatus_t (*)(gesvdjInfo_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 315);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_create_gesvdj_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10632,7 +10632,7 @@ static inline cusolverStatus_t cubind_cusolverDn_destroy_gesvdj_info_inline(gesv
 {
     cusolverStatus_t (*cubind_fn)(gesvdjInfo_t info) = (cusolverStatus_t (*)(gesvdjInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 316);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_destroy_gesvdj_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10645,7 +10645,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgesvdj_set_tolerance_inline(ge
 {
     cusolverStatus_t (*cubind_fn)(gesvdjInfo_t info, double tolerance) = (cusolverStatus_t (*)(gesvdjInfo_t info, double tolerance))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 317);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgesvdj_set_tolerance)(info, tolerance);
     cubind_status = cubind_fn(info, tolerance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10658,7 +10658,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgesvdj_set_max_sweeps_inline(g
 {
     cusolverStatus_t (*cubind_fn)(gesvdjInfo_t info, int max_sweeps) = (cusolverStatus_t (*)(gesvdjInfo_t info, int max_sweeps))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 318);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgesvdj_set_max_sweeps)(info, max_sweeps);
     cubind_status = cubind_fn(info, max_sweeps);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10671,7 +10671,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgesvdj_set_sort_eig_inline(ges
 {
     cusolverStatus_t (*cubind_fn)(gesvdjInfo_t info, int sort_svd) = (cusolverStatus_t (*)(gesvdjInfo_t info, int sort_svd))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 319);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgesvdj_set_sort_eig)(info, sort_svd);
     cubind_status = cubind_fn(info, sort_svd);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10684,7 +10684,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgesvdj_get_residual_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 320);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgesvdj_get_residual)(handle, info, residual);
     cubind_status = cubind_fn(handle, info, residual);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10697,7 +10697,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgesvdj_get_sweeps_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 321);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgesvdj_get_sweeps)(handle, info, executed_sweeps);
     cubind_status = cubind_fn(handle, info, executed_sweeps);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10710,7 +10710,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgesvdj_batched_buffer_size_inl
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 322);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgesvdj_batched_buffer_size)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10723,7 +10723,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgesvdj_batched_buffer_size_inl
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 323);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgesvdj_batched_buffer_size)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10736,7 +10736,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgesvdj_batched_buffer_size_inl
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 324);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgesvdj_batched_buffer_size)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10749,7 +10749,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgesvdj_batched_buffer_size_inl
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 325);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgesvdj_batched_buffer_size)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10762,7 +10762,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgesvdj_batched_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 326);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgesvdj_batched)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10775,7 +10775,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgesvdj_batched_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 327);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgesvdj_batched)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10788,7 +10788,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgesvdj_batched_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 328);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgesvdj_batched)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10801,7 +10801,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgesvdj_batched_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 329);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgesvdj_batched)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10814,7 +10814,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgesvdj_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 330);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgesvdj_buffer_size)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10827,7 +10827,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgesvdj_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 331);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgesvdj_buffer_size)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10840,7 +10840,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgesvdj_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 332);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgesvdj_buffer_size)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10853,7 +10853,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgesvdj_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 333);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgesvdj_buffer_size)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10866,7 +10866,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgesvdj_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 334);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgesvdj)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10879,7 +10879,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgesvdj_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 335);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgesvdj)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10892,7 +10892,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgesvdj_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 336);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgesvdj)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10905,7 +10905,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgesvdj_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 337);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgesvdj)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10918,7 +10918,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgesvda_strided_batched_buffer_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 338);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgesvda_strided_batched_buffer_size)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10931,7 +10931,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgesvda_strided_batched_buffer_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 339);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgesvda_strided_batched_buffer_size)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10944,7 +10944,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgesvda_strided_batched_buffer_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 340);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgesvda_strided_batched_buffer_size)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10957,7 +10957,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgesvda_strided_batched_buffer_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 341);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgesvda_strided_batched_buffer_size)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10970,7 +10970,7 @@ static inline cusolverStatus_t cubind_cusolverDn_sgesvda_strided_batched_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 342);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_sgesvda_strided_batched)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10983,7 +10983,7 @@ static inline cusolverStatus_t cubind_cusolverDn_dgesvda_strided_batched_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 343);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_dgesvda_strided_batched)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -10996,7 +10996,7 @@ static inline cusolverStatus_t cubind_cusolverDn_cgesvda_strided_batched_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 344);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_cgesvda_strided_batched)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11009,7 +11009,7 @@ static inline cusolverStatus_t cubind_cusolverDn_zgesvda_strided_batched_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 345);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_zgesvda_strided_batched)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11022,7 +11022,7 @@ static inline cusolverStatus_t cubind_cusolverDn_create_params_inline(cusolverDn
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnParams_t *params) = (cusolverStatus_t (*)(cusolverDnParams_t *params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 346);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_create_params)(params);
     cubind_status = cubind_fn(params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11035,7 +11035,7 @@ static inline cusolverStatus_t cubind_cusolverDn_destroy_params_inline(cusolverD
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnParams_t params) = (cusolverStatus_t (*)(cusolverDnParams_t params))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 347);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_destroy_params)(params);
     cubind_status = cubind_fn(params);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11048,7 +11048,7 @@ static inline cusolverStatus_t cubind_cusolverDn_set_adv_options_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo) = (cusolverStatus_t (*)(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 348);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_set_adv_options)(params, function, algo);
     cubind_status = cubind_fn(params, function, algo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11061,7 +11061,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xpotrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 349);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xpotrf_buffer_size)(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11074,7 +11074,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xpotrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 350);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xpotrf)(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_status = cubind_fn(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11087,7 +11087,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xpotrs_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 351);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xpotrs)(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
     cubind_status = cubind_fn(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11100,7 +11100,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgeqrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 352);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgeqrf_buffer_size)(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11113,7 +11113,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgeqrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 353);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgeqrf)(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11126,7 +11126,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgetrf_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 354);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgetrf_buffer_size)(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11139,7 +11139,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgetrf_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 355);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgetrf)(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11152,7 +11152,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgetrs_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 356);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgetrs)(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
     cubind_status = cubind_fn(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11165,7 +11165,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsyevd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 357);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsyevd_buffer_size)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11178,7 +11178,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsyevd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 358);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsyevd)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11191,7 +11191,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsyev_batched_buffer_size_inlin
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 359);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsyev_batched_buffer_size)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
     cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11204,7 +11204,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsyev_batched_inline(cusolverDn
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 360);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsyev_batched)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
     cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11217,7 +11217,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsyevdx_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 361);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsyevdx_buffer_size)(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11230,7 +11230,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xsyevdx_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 362);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xsyevdx)(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_status = cubind_fn(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11243,7 +11243,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgeev_buffer_size_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 363);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgeev_buffer_size)(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11256,7 +11256,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgeev_inline(cusolverDnHandle_t
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 364);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgeev)(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_status = cubind_fn(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11269,7 +11269,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgesvd_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 365);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgesvd_buffer_size)(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11282,7 +11282,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgesvd_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 366);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgesvd)(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     cubind_status = cubind_fn(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11295,7 +11295,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgesvdp_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 367);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgesvdp_buffer_size)(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11308,7 +11308,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgesvdp_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 368);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgesvdp)(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
     cubind_status = cubind_fn(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11321,7 +11321,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgesvdr_buffer_size_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 369);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgesvdr_buffer_size)(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11334,7 +11334,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xgesvdr_inline(cusolverDnHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 370);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xgesvdr)(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
     cubind_status = cubind_fn(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11347,7 +11347,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xlarft_buffer_size_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 371);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xlarft_buffer_size)(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11360,7 +11360,7 @@ static inline cusolverStatus_t cubind_cusolverDn_xlarft_inline(cusolverDnHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost) = (cusolverStatus_t (*)(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 372);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_xlarft)(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
     cubind_status = cubind_fn(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11373,7 +11373,7 @@ static inline cusolverStatus_t cubind_cusolverDn_logger_set_callback_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverDnLoggerCallback_t callback) = (cusolverStatus_t (*)(cusolverDnLoggerCallback_t callback))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 373);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_logger_set_callback)(callback);
     cubind_status = cubind_fn(callback);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11386,7 +11386,7 @@ static inline cusolverStatus_t cubind_cusolverDn_logger_set_file_inline(FILE *fi
 {
     cusolverStatus_t (*cubind_fn)(FILE *file) = (cusolverStatus_t (*)(FILE *file))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 374);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_logger_set_file)(file);
     cubind_status = cubind_fn(file);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11399,7 +11399,7 @@ static inline cusolverStatus_t cubind_cusolverDn_logger_open_file_inline(const c
 {
     cusolverStatus_t (*cubind_fn)(const char *logFile) = (cusolverStatus_t (*)(const char *logFile))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 375);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_logger_open_file)(logFile);
     cubind_status = cubind_fn(logFile);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11412,7 +11412,7 @@ static inline cusolverStatus_t cubind_cusolverDn_logger_set_level_inline(int lev
 {
     cusolverStatus_t (*cubind_fn)(int level) = (cusolverStatus_t (*)(int level))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 376);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_logger_set_level)(level);
     cubind_status = cubind_fn(level);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11425,7 +11425,7 @@ static inline cusolverStatus_t cubind_cusolverDn_logger_set_mask_inline(int mask
 {
     cusolverStatus_t (*cubind_fn)(int mask) = (cusolverStatus_t (*)(int mask))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 377);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_logger_set_mask)(mask);
     cubind_status = cubind_fn(mask);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -11438,7 +11438,7 @@ static inline cusolverStatus_t cubind_cusolverDn_logger_force_disable_inline(voi
 {
     cusolverStatus_t (*cubind_fn)(void) = (cusolverStatus_t (*)(void))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 378);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverDn_logger_force_disable)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))

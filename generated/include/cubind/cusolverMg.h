@@ -372,7 +372,7 @@ static inline cusolverStatus_t cubind_cusolverMg_create_inline(cusolverMgHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t *handle) = (cusolverStatus_t (*)(cusolverMgHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 0);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_create)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -388,7 +388,7 @@ static inline cusolverStatus_t cubind_cusolverMg_destroy_inline(cusolverMgHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle) = (cusolverStatus_t (*)(cusolverMgHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 1);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_destroy)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -404,7 +404,7 @@ static inline cusolverStatus_t cubind_cusolverMg_device_select_inline(cusolverMg
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, int nbDevices, int deviceId[]) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, int nbDevices, int deviceId[]))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 2);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_device_select)(handle, nbDevices, deviceId);
     cubind_status = cubind_fn(handle, nbDevices, deviceId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -420,7 +420,7 @@ static inline cusolverStatus_t cubind_cusolverMg_create_device_grid_inline(cudaL
 {
     cusolverStatus_t (*cubind_fn)(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping) = (cusolverStatus_t (*)(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 3);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_create_device_grid)(grid, numRowDevices, numColDevices, deviceId, mapping);
     cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -436,7 +436,7 @@ static inline cusolverStatus_t cubind_cusolverMg_destroy_grid_inline(cudaLibMgGr
 {
     cusolverStatus_t (*cubind_fn)(cudaLibMgGrid_t grid) = (cusolverStatus_t (*)(cudaLibMgGrid_t grid))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 4);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_destroy_grid)(grid);
     cubind_status = cubind_fn(grid);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -452,7 +452,7 @@ static inline cusolverStatus_t cubind_cusolverMg_create_matrix_desc_inline(cudaL
 {
     cusolverStatus_t (*cubind_fn)(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid) = (cusolverStatus_t (*)(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 5);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_create_matrix_desc)(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -468,7 +468,7 @@ static inline cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc_inline(cuda
 {
     cusolverStatus_t (*cubind_fn)(cudaLibMgMatrixDesc_t desc) = (cusolverStatus_t (*)(cudaLibMgMatrixDesc_t desc))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 6);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_destroy_matrix_desc)(desc);
     cubind_status = cubind_fn(desc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -484,7 +484,7 @@ static inline cusolverStatus_t cubind_cusolverMg_syevd_buffer_size_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 7);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_syevd_buffer_size)(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -500,7 +500,7 @@ static inline cusolverStatus_t cubind_cusolverMg_syevd_inline(cusolverMgHandle_t
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 8);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_syevd)(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -516,7 +516,7 @@ static inline cusolverStatus_t cubind_cusolverMg_getrf_buffer_size_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 9);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_getrf_buffer_size)(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -532,7 +532,7 @@ static inline cusolverStatus_t cubind_cusolverMg_getrf_inline(cusolverMgHandle_t
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 10);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_getrf)(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -548,7 +548,7 @@ static inline cusolverStatus_t cubind_cusolverMg_getrs_buffer_size_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 11);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_getrs_buffer_size)(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -564,7 +564,7 @@ static inline cusolverStatus_t cubind_cusolverMg_getrs_inline(cusolverMgHandle_t
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 12);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_getrs)(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -580,7 +580,7 @@ static inline cusolverStatus_t cubind_cusolverMg_potrf_buffer_size_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 13);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_potrf_buffer_size)(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -596,7 +596,7 @@ static inline cusolverStatus_t cubind_cusolverMg_potrf_inline(cusolverMgHandle_t
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 14);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_potrf)(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -612,7 +612,7 @@ static inline cusolverStatus_t cubind_cusolverMg_potrs_buffer_size_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 15);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_potrs_buffer_size)(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -628,7 +628,7 @@ static inline cusolverStatus_t cubind_cusolverMg_potrs_inline(cusolverMgHandle_t
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 16);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_potrs)(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -644,7 +644,7 @@ static inline cusolverStatus_t cubind_cusolverMg_potri_buffer_size_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 17);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_potri_buffer_size)(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -660,7 +660,7 @@ static inline cusolverStatus_t cubind_cusolverMg_potri_inline(cusolverMgHandle_t
 {
     cusolverStatus_t (*cubind_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info) = (cusolverStatus_t (*)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info))CUBIND_SLOT_LOAD(cubind_cusolverMg_slots_bf842e22984a, 18);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverMg_potri)(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))

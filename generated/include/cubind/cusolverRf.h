@@ -390,7 +390,7 @@ static inline cusolverStatus_t cubind_cusolverRf_create_inline(cusolverRfHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t *handle) = (cusolverStatus_t (*)(cusolverRfHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 551);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_create)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -406,7 +406,7 @@ static inline cusolverStatus_t cubind_cusolverRf_destroy_inline(cusolverRfHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle) = (cusolverStatus_t (*)(cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 552);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_destroy)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -422,7 +422,7 @@ static inline cusolverStatus_t cubind_cusolverRf_get_matrix_format_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 553);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_get_matrix_format)(handle, format, diag);
     cubind_status = cubind_fn(handle, format, diag);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -438,7 +438,7 @@ static inline cusolverStatus_t cubind_cusolverRf_set_matrix_format_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 554);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_set_matrix_format)(handle, format, diag);
     cubind_status = cubind_fn(handle, format, diag);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -454,7 +454,7 @@ static inline cusolverStatus_t cubind_cusolverRf_set_numeric_properties_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, double zero, double boost) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, double zero, double boost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 555);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_set_numeric_properties)(handle, zero, boost);
     cubind_status = cubind_fn(handle, zero, boost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -470,7 +470,7 @@ static inline cusolverStatus_t cubind_cusolverRf_get_numeric_properties_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, double *zero, double *boost) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, double *zero, double *boost))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 556);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_get_numeric_properties)(handle, zero, boost);
     cubind_status = cubind_fn(handle, zero, boost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -486,7 +486,7 @@ static inline cusolverStatus_t cubind_cusolverRf_get_numeric_boost_report_inline
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 557);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_get_numeric_boost_report)(handle, report);
     cubind_status = cubind_fn(handle, report);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -502,7 +502,7 @@ static inline cusolverStatus_t cubind_cusolverRf_set_algs_inline(cusolverRfHandl
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 558);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_set_algs)(handle, factAlg, solveAlg);
     cubind_status = cubind_fn(handle, factAlg, solveAlg);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -518,7 +518,7 @@ static inline cusolverStatus_t cubind_cusolverRf_get_algs_inline(cusolverRfHandl
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 559);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_get_algs)(handle, factAlg, solveAlg);
     cubind_status = cubind_fn(handle, factAlg, solveAlg);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -534,7 +534,7 @@ static inline cusolverStatus_t cubind_cusolverRf_get_reset_values_fast_mode_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 560);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_get_reset_values_fast_mode)(handle, fastMode);
     cubind_status = cubind_fn(handle, fastMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -550,7 +550,7 @@ static inline cusolverStatus_t cubind_cusolverRf_set_reset_values_fast_mode_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 561);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_set_reset_values_fast_mode)(handle, fastMode);
     cubind_status = cubind_fn(handle, fastMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -566,7 +566,7 @@ static inline cusolverStatus_t cubind_cusolverRf_setup_host_inline(int n, int nn
 {
     cusolverStatus_t (*cubind_fn)(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle) = (cusolverStatus_t (*)(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 562);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_setup_host)(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     cubind_status = cubind_fn(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -582,7 +582,7 @@ static inline cusolverStatus_t cubind_cusolverRf_setup_device_inline(int n, int 
 {
     cusolverStatus_t (*cubind_fn)(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle) = (cusolverStatus_t (*)(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 563);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_setup_device)(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
     cubind_status = cubind_fn(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -598,7 +598,7 @@ static inline cusolverStatus_t cubind_cusolverRf_reset_values_inline(int n, int 
 {
     cusolverStatus_t (*cubind_fn)(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle) = (cusolverStatus_t (*)(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 564);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_reset_values)(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
     cubind_status = cubind_fn(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -614,7 +614,7 @@ static inline cusolverStatus_t cubind_cusolverRf_analyze_inline(cusolverRfHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle) = (cusolverStatus_t (*)(cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 565);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_analyze)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -630,7 +630,7 @@ static inline cusolverStatus_t cubind_cusolverRf_refactor_inline(cusolverRfHandl
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle) = (cusolverStatus_t (*)(cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 566);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_refactor)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -646,7 +646,7 @@ static inline cusolverStatus_t cubind_cusolverRf_access_bundled_factors_device_i
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 567);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_access_bundled_factors_device)(handle, nnzM, Mp, Mi, Mx);
     cubind_status = cubind_fn(handle, nnzM, Mp, Mi, Mx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -662,7 +662,7 @@ static inline cusolverStatus_t cubind_cusolverRf_extract_bundled_factors_host_in
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 568);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_extract_bundled_factors_host)(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
     cubind_status = cubind_fn(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -678,7 +678,7 @@ static inline cusolverStatus_t cubind_cusolverRf_extract_split_factors_host_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 569);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_extract_split_factors_host)(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
     cubind_status = cubind_fn(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -694,7 +694,7 @@ static inline cusolverStatus_t cubind_cusolverRf_solve_inline(cusolverRfHandle_t
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 570);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_solve)(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
     cubind_status = cubind_fn(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -710,7 +710,7 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_setup_host_inline(int bat
 {
     cusolverStatus_t (*cubind_fn)(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA_array[], int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle) = (cusolverStatus_t (*)(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA_array[], int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 571);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_batch_setup_host)(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     cubind_status = cubind_fn(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -726,7 +726,7 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_reset_values_inline(int b
 {
     cusolverStatus_t (*cubind_fn)(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA_array[], int *P, int *Q, cusolverRfHandle_t handle) = (cusolverStatus_t (*)(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA_array[], int *P, int *Q, cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 572);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_batch_reset_values)(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
     cubind_status = cubind_fn(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -742,7 +742,7 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_analyze_inline(cusolverRf
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle) = (cusolverStatus_t (*)(cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 573);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_batch_analyze)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -758,7 +758,7 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_refactor_inline(cusolverR
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle) = (cusolverStatus_t (*)(cusolverRfHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 574);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_batch_refactor)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -774,7 +774,7 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_solve_inline(cusolverRfHa
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF_array[], int ldxf) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF_array[], int ldxf))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 575);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_batch_solve)(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
     cubind_status = cubind_fn(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -790,7 +790,7 @@ static inline cusolverStatus_t cubind_cusolverRf_batch_zero_pivot_inline(cusolve
 {
     cusolverStatus_t (*cubind_fn)(cusolverRfHandle_t handle, int *position) = (cusolverStatus_t (*)(cusolverRfHandle_t handle, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 576);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverRf_batch_zero_pivot)(handle, position);
     cubind_status = cubind_fn(handle, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))

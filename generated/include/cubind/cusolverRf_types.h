@@ -13,11 +13,16 @@
 #pragma GCC system_header
 #endif
 
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
 
-#include "cubind/cuda_types.h"
+#include "cubind/platform.h"
+#include "cubind/cuda_types_vector_types.h"
+#include "cubind/cuda_types_driver_types.h"
+#include "cubind/cuda_types_cuComplex.h"
+#include "cubind/cuda_types_library_types.h"
 #include "cubind/cusolver_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)

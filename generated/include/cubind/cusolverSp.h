@@ -2810,7 +2810,7 @@ static inline cusolverStatus_t cubind_cusolverSp_create_inline(cusolverSpHandle_
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t *handle) = (cusolverStatus_t (*)(cusolverSpHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 379);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_create)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -2826,7 +2826,7 @@ static inline cusolverStatus_t cubind_cusolverSp_destroy_inline(cusolverSpHandle
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle) = (cusolverStatus_t (*)(cusolverSpHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 380);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_destroy)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -2842,7 +2842,7 @@ static inline cusolverStatus_t cubind_cusolverSp_set_stream_inline(cusolverSpHan
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, cudaStream_t streamId) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, cudaStream_t streamId))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 381);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_set_stream)(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -2858,7 +2858,7 @@ static inline cusolverStatus_t cubind_cusolverSp_get_stream_inline(cusolverSpHan
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, cudaStream_t *streamId) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, cudaStream_t *streamId))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 382);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_get_stream)(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -2874,7 +2874,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrissym_host_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 383);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrissym_host)(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
     cubind_status = cubind_fn(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -2890,7 +2890,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsvlu_host_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 384);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrlsvlu_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -2906,7 +2906,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvlu_host_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 385);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrlsvlu_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -2922,7 +2922,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvlu_host_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 386);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrlsvlu_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -2938,7 +2938,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvlu_host_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 387);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrlsvlu_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -2954,7 +2954,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsvqr_inline(cusolverSpHand
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 388);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrlsvqr)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -2970,7 +2970,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvqr_inline(cusolverSpHand
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 389);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrlsvqr)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -2986,7 +2986,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvqr_inline(cusolverSpHand
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 390);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrlsvqr)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3002,7 +3002,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvqr_inline(cusolverSpHand
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 391);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrlsvqr)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3018,7 +3018,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsvqr_host_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 392);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrlsvqr_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3034,7 +3034,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvqr_host_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 393);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrlsvqr_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3050,7 +3050,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvqr_host_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 394);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrlsvqr_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3066,7 +3066,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvqr_host_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 395);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrlsvqr_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3082,7 +3082,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsvchol_host_inline(cusolve
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 396);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrlsvchol_host)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3098,7 +3098,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvchol_host_inline(cusolve
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 397);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrlsvchol_host)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3114,7 +3114,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvchol_host_inline(cusolve
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 398);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrlsvchol_host)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3130,7 +3130,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvchol_host_inline(cusolve
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 399);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrlsvchol_host)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3146,7 +3146,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsvchol_inline(cusolverSpHa
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 400);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrlsvchol)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3162,7 +3162,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsvchol_inline(cusolverSpHa
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 401);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrlsvchol)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3178,7 +3178,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsvchol_inline(cusolverSpHa
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 402);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrlsvchol)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3194,7 +3194,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsvchol_inline(cusolverSpHa
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 403);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrlsvchol)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3210,7 +3210,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlsqvqr_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 404);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrlsqvqr_host)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3226,7 +3226,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlsqvqr_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 405);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrlsqvqr_host)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3242,7 +3242,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlsqvqr_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 406);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrlsqvqr_host)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3258,7 +3258,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlsqvqr_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 407);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrlsqvqr_host)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3274,7 +3274,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsreigvsi_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 408);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsreigvsi_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3290,7 +3290,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsreigvsi_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 409);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsreigvsi_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3306,7 +3306,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsreigvsi_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 410);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsreigvsi_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3322,7 +3322,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsreigvsi_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 411);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsreigvsi_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3338,7 +3338,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsreigvsi_inline(cusolverSpHan
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 412);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsreigvsi)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3354,7 +3354,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsreigvsi_inline(cusolverSpHan
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 413);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsreigvsi)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3370,7 +3370,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsreigvsi_inline(cusolverSpHan
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 414);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsreigvsi)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3386,7 +3386,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsreigvsi_inline(cusolverSpHan
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 415);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsreigvsi)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3402,7 +3402,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsreigs_host_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 416);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsreigs_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3418,7 +3418,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsreigs_host_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 417);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsreigs_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3434,7 +3434,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsreigs_host_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 418);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsreigs_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3450,7 +3450,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsreigs_host_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 419);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsreigs_host)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3466,7 +3466,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrsymrcm_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 420);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrsymrcm_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3482,7 +3482,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrsymmdq_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 421);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrsymmdq_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3498,7 +3498,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrsymamd_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 422);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrsymamd_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3514,7 +3514,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrmetisnd_host_inline(cusolve
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 423);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrmetisnd_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3530,7 +3530,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrzfd_host_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 424);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrzfd_host)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3546,7 +3546,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrzfd_host_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 425);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrzfd_host)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3562,7 +3562,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrzfd_host_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 426);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrzfd_host)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3578,7 +3578,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrzfd_host_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 427);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrzfd_host)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3594,7 +3594,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrperm_buffer_size_host_inlin
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 428);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrperm_buffer_size_host)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3610,7 +3610,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrperm_host_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 429);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrperm_host)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3626,7 +3626,7 @@ static inline cusolverStatus_t cubind_cusolverSp_create_csrqr_info_inline(csrqrI
 {
     cusolverStatus_t (*cubind_fn)(csrqrInfo_t *info) = (cusolverStatus_t (*)(csrqrInfo_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 430);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_create_csrqr_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3642,7 +3642,7 @@ static inline cusolverStatus_t cubind_cusolverSp_destroy_csrqr_info_inline(csrqr
 {
     cusolverStatus_t (*cubind_fn)(csrqrInfo_t info) = (cusolverStatus_t (*)(csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 431);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_destroy_csrqr_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3658,7 +3658,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrqr_analysis_batched_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 432);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrqr_analysis_batched)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3674,7 +3674,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_buffer_info_batched_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 433);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqr_buffer_info_batched)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3690,7 +3690,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_buffer_info_batched_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 434);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqr_buffer_info_batched)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3706,7 +3706,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_buffer_info_batched_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 435);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqr_buffer_info_batched)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3722,7 +3722,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_buffer_info_batched_inli
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 436);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqr_buffer_info_batched)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3738,7 +3738,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqrsv_batched_inline(cusolve
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 437);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqrsv_batched)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3754,7 +3754,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqrsv_batched_inline(cusolve
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 438);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqrsv_batched)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3770,7 +3770,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqrsv_batched_inline(cusolve
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 439);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqrsv_batched)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3786,7 +3786,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqrsv_batched_inline(cusolve
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 440);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqrsv_batched)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3801,7 +3801,7 @@ static inline cusolverStatus_t cubind_cusolverSp_create_csrlu_info_host_inline(c
 {
     cusolverStatus_t (*cubind_fn)(csrluInfoHost_t *info) = (cusolverStatus_t (*)(csrluInfoHost_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 441);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_create_csrlu_info_host)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3814,7 +3814,7 @@ static inline cusolverStatus_t cubind_cusolverSp_destroy_csrlu_info_host_inline(
 {
     cusolverStatus_t (*cubind_fn)(csrluInfoHost_t info) = (cusolverStatus_t (*)(csrluInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 442);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_destroy_csrlu_info_host)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3828,7 +3828,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrlu_analysis_host_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 443);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrlu_analysis_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3844,7 +3844,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlu_buffer_info_host_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 444);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrlu_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3860,7 +3860,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_buffer_info_host_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 445);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrlu_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3876,7 +3876,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_buffer_info_host_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 446);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrlu_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3892,7 +3892,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_buffer_info_host_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 447);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrlu_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3908,7 +3908,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlu_factor_host_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 448);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrlu_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3924,7 +3924,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_factor_host_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 449);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrlu_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3940,7 +3940,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_factor_host_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, float pivot_threshold, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 450);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrlu_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3956,7 +3956,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_factor_host_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrluInfoHost_t info, double pivot_threshold, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 451);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrlu_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3972,7 +3972,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlu_zero_pivot_host_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 452);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrlu_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -3988,7 +3988,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_zero_pivot_host_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 453);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrlu_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4004,7 +4004,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_zero_pivot_host_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrluInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 454);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrlu_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4020,7 +4020,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_zero_pivot_host_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrluInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 455);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrlu_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4036,7 +4036,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlu_solve_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 456);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrlu_solve_host)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4052,7 +4052,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_solve_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 457);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrlu_solve_host)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4068,7 +4068,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_solve_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 458);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrlu_solve_host)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4084,7 +4084,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_solve_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 459);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrlu_solve_host)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4100,7 +4100,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrlu_nnz_host_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int *nnzLRef, int *nnzURef, csrluInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int *nnzLRef, int *nnzURef, csrluInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 460);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrlu_nnz_host)(handle, nnzLRef, nnzURef, info);
     cubind_status = cubind_fn(handle, nnzLRef, nnzURef, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4116,7 +4116,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrlu_extract_host_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, float *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, float *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, float *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, float *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 461);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrlu_extract_host)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4132,7 +4132,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrlu_extract_host_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, double *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, double *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, double *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, double *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 462);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrlu_extract_host)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4148,7 +4148,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrlu_extract_host_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 463);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrlu_extract_host)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4164,7 +4164,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrlu_extract_host_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuDoubleComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuDoubleComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int *P, int *Q, const cusparseMatDescr_t descrL, cuDoubleComplex *csrValL, int *csrRowPtrL, int *csrColIndL, const cusparseMatDescr_t descrU, cuDoubleComplex *csrValU, int *csrRowPtrU, int *csrColIndU, csrluInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 464);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrlu_extract_host)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4179,7 +4179,7 @@ static inline cusolverStatus_t cubind_cusolverSp_create_csrqr_info_host_inline(c
 {
     cusolverStatus_t (*cubind_fn)(csrqrInfoHost_t *info) = (cusolverStatus_t (*)(csrqrInfoHost_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 465);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_create_csrqr_info_host)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4192,7 +4192,7 @@ static inline cusolverStatus_t cubind_cusolverSp_destroy_csrqr_info_host_inline(
 {
     cusolverStatus_t (*cubind_fn)(csrqrInfoHost_t info) = (cusolverStatus_t (*)(csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 466);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_destroy_csrqr_info_host)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4205,7 +4205,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrqr_analysis_host_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 467);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrqr_analysis_host)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4218,7 +4218,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_buffer_info_host_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 468);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqr_buffer_info_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4231,7 +4231,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_buffer_info_host_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 469);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqr_buffer_info_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4244,7 +4244,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_buffer_info_host_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 470);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqr_buffer_info_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4257,7 +4257,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_buffer_info_host_inline(
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 471);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqr_buffer_info_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4270,7 +4270,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_setup_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 472);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqr_setup_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4283,7 +4283,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_setup_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 473);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqr_setup_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4296,7 +4296,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_setup_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 474);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqr_setup_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4309,7 +4309,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_setup_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 475);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqr_setup_host)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4322,7 +4322,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_factor_host_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 476);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqr_factor_host)(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4335,7 +4335,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_factor_host_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 477);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqr_factor_host)(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4348,7 +4348,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_factor_host_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 478);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqr_factor_host)(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4361,7 +4361,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_factor_host_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 479);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqr_factor_host)(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4374,7 +4374,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_zero_pivot_host_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 480);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqr_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4387,7 +4387,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_zero_pivot_host_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 481);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqr_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4400,7 +4400,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_zero_pivot_host_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 482);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqr_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4413,7 +4413,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_zero_pivot_host_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 483);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqr_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4426,7 +4426,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_solve_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 484);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqr_solve_host)(handle, m, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4439,7 +4439,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_solve_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 485);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqr_solve_host)(handle, m, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4452,7 +4452,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_solve_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 486);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqr_solve_host)(handle, m, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4465,7 +4465,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_solve_host_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 487);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqr_solve_host)(handle, m, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4478,7 +4478,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrqr_analysis_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 488);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrqr_analysis)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4491,7 +4491,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_buffer_info_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 489);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqr_buffer_info)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4504,7 +4504,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_buffer_info_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 490);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqr_buffer_info)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4517,7 +4517,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_buffer_info_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 491);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqr_buffer_info)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4530,7 +4530,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_buffer_info_inline(cusol
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 492);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqr_buffer_info)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4543,7 +4543,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_setup_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 493);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqr_setup)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4556,7 +4556,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_setup_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 494);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqr_setup)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4569,7 +4569,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_setup_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 495);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqr_setup)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4582,7 +4582,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_setup_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu, csrqrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 496);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqr_setup)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4595,7 +4595,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_factor_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, float *b, float *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 497);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqr_factor)(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4608,7 +4608,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_factor_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, double *b, double *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 498);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqr_factor)(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4621,7 +4621,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_factor_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 499);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqr_factor)(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4634,7 +4634,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_factor_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, int nnzA, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 500);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqr_factor)(handle, m, n, nnzA, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4647,7 +4647,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_zero_pivot_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 501);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqr_zero_pivot)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4660,7 +4660,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_zero_pivot_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 502);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqr_zero_pivot)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4673,7 +4673,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_zero_pivot_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfo_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 503);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqr_zero_pivot)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4686,7 +4686,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_zero_pivot_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrqrInfo_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 504);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqr_zero_pivot)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4699,7 +4699,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrqr_solve_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, float *b, float *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 505);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrqr_solve)(handle, m, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4712,7 +4712,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrqr_solve_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, double *b, double *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 506);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrqr_solve)(handle, m, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4725,7 +4725,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrqr_solve_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, cuComplex *b, cuComplex *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 507);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrqr_solve)(handle, m, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4738,7 +4738,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrqr_solve_inline(cusolverSpH
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int m, int n, cuDoubleComplex *b, cuDoubleComplex *x, csrqrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 508);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrqr_solve)(handle, m, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4751,7 +4751,7 @@ static inline cusolverStatus_t cubind_cusolverSp_create_csrchol_info_host_inline
 {
     cusolverStatus_t (*cubind_fn)(csrcholInfoHost_t *info) = (cusolverStatus_t (*)(csrcholInfoHost_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 509);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_create_csrchol_info_host)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4764,7 +4764,7 @@ static inline cusolverStatus_t cubind_cusolverSp_destroy_csrchol_info_host_inlin
 {
     cusolverStatus_t (*cubind_fn)(csrcholInfoHost_t info) = (cusolverStatus_t (*)(csrcholInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 510);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_destroy_csrchol_info_host)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4778,7 +4778,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrchol_analysis_host_inline(c
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 511);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrchol_analysis_host)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4794,7 +4794,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_buffer_info_host_inlin
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 512);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrchol_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4810,7 +4810,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_buffer_info_host_inlin
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 513);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrchol_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4826,7 +4826,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_buffer_info_host_inlin
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 514);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrchol_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4842,7 +4842,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_buffer_info_host_inlin
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 515);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrchol_buffer_info_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4858,7 +4858,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_factor_host_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 516);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrchol_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4874,7 +4874,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_factor_host_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 517);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrchol_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4890,7 +4890,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_factor_host_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 518);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrchol_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4906,7 +4906,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_factor_host_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 519);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrchol_factor_host)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4922,7 +4922,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_zero_pivot_host_inline
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 520);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrchol_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4938,7 +4938,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_zero_pivot_host_inline
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 521);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrchol_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4954,7 +4954,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_zero_pivot_host_inline
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfoHost_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 522);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrchol_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4970,7 +4970,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_zero_pivot_host_inline
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfoHost_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 523);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrchol_zero_pivot_host)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -4986,7 +4986,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_solve_host_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 524);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrchol_solve_host)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5002,7 +5002,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_solve_host_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 525);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrchol_solve_host)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5018,7 +5018,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_solve_host_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 526);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrchol_solve_host)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5034,7 +5034,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_solve_host_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfoHost_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfoHost_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 527);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrchol_solve_host)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5050,7 +5050,7 @@ static inline cusolverStatus_t cubind_cusolverSp_create_csrchol_info_inline(csrc
 {
     cusolverStatus_t (*cubind_fn)(csrcholInfo_t *info) = (cusolverStatus_t (*)(csrcholInfo_t *info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 528);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_create_csrchol_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5066,7 +5066,7 @@ static inline cusolverStatus_t cubind_cusolverSp_destroy_csrchol_info_inline(csr
 {
     cusolverStatus_t (*cubind_fn)(csrcholInfo_t info) = (cusolverStatus_t (*)(csrcholInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 529);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_destroy_csrchol_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5082,7 +5082,7 @@ static inline cusolverStatus_t cubind_cusolverSp_xcsrchol_analysis_inline(cusolv
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 530);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_xcsrchol_analysis)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5098,7 +5098,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_buffer_info_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 531);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrchol_buffer_info)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5114,7 +5114,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_buffer_info_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 532);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrchol_buffer_info)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5130,7 +5130,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_buffer_info_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 533);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrchol_buffer_info)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5146,7 +5146,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_buffer_info_inline(cus
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 534);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrchol_buffer_info)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5162,7 +5162,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_factor_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 535);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrchol_factor)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5178,7 +5178,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_factor_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 536);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrchol_factor)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5194,7 +5194,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_factor_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 537);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrchol_factor)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5210,7 +5210,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_factor_inline(cusolver
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 538);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrchol_factor)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5226,7 +5226,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_zero_pivot_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 539);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrchol_zero_pivot)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5242,7 +5242,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_zero_pivot_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 540);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrchol_zero_pivot)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5258,7 +5258,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_zero_pivot_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, float tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 541);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrchol_zero_pivot)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5274,7 +5274,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_zero_pivot_inline(cuso
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, double tol, int *position))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 542);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrchol_zero_pivot)(handle, info, tol, position);
     cubind_status = cubind_fn(handle, info, tol, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5290,7 +5290,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_solve_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const float *b, float *x, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 543);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrchol_solve)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5306,7 +5306,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_solve_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const double *b, double *x, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 544);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrchol_solve)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5322,7 +5322,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_solve_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuComplex *b, cuComplex *x, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 545);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrchol_solve)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5338,7 +5338,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_solve_inline(cusolverS
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfo_t info, void *pBuffer) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, int n, const cuDoubleComplex *b, cuDoubleComplex *x, csrcholInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 546);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrchol_solve)(handle, n, b, x, info, pBuffer);
     cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5354,7 +5354,7 @@ static inline cusolverStatus_t cubind_cusolverSp_scsrchol_diag_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 547);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_scsrchol_diag)(handle, info, diag);
     cubind_status = cubind_fn(handle, info, diag);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5370,7 +5370,7 @@ static inline cusolverStatus_t cubind_cusolverSp_dcsrchol_diag_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 548);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_dcsrchol_diag)(handle, info, diag);
     cubind_status = cubind_fn(handle, info, diag);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5386,7 +5386,7 @@ static inline cusolverStatus_t cubind_cusolverSp_ccsrchol_diag_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, float *diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 549);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_ccsrchol_diag)(handle, info, diag);
     cubind_status = cubind_fn(handle, info, diag);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
@@ -5402,7 +5402,7 @@ static inline cusolverStatus_t cubind_cusolverSp_zcsrchol_diag_inline(cusolverSp
 {
     cusolverStatus_t (*cubind_fn)(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag) = (cusolverStatus_t (*)(cusolverSpHandle_t handle, csrcholInfo_t info, double *diag))CUBIND_SLOT_LOAD(cubind_cusolver_slots_6d0ca01c4a26, 550);
     cusolverStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusolverSp_zcsrchol_diag)(handle, info, diag);
     cubind_status = cubind_fn(handle, info, diag);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))

@@ -13,11 +13,10 @@
 #pragma GCC system_header
 #endif
 
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
+#include <inttypes.h>
 
-#include "cubind/cuda_types.h"
+#include "cubind/platform.h"
+#include "cubind/cuda_types_library_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
 #include <cusolver_common.h>

@@ -7844,7 +7844,7 @@ static inline cusparseStatus_t cubind_cusparse_create_inline(cusparseHandle_t *h
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t *handle) = (cusparseStatus_t (*)(cusparseHandle_t *handle))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 0);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -7857,7 +7857,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_inline(cusparseHandle_t h
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle) = (cusparseStatus_t (*)(cusparseHandle_t handle))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 1);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -7870,7 +7870,7 @@ static inline cusparseStatus_t cubind_cusparse_get_version_inline(cusparseHandle
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int *version) = (cusparseStatus_t (*)(cusparseHandle_t handle, int *version))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 2);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_get_version)(handle, version);
     cubind_status = cubind_fn(handle, version);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -7883,7 +7883,7 @@ static inline cusparseStatus_t cubind_cusparse_get_property_inline(libraryProper
 {
     cusparseStatus_t (*cubind_fn)(libraryPropertyType type, int *value) = (cusparseStatus_t (*)(libraryPropertyType type, int *value))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 3);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_get_property)(type, value);
     cubind_status = cubind_fn(type, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -7895,7 +7895,7 @@ static inline cusparseStatus_t cubind_cusparse_get_property_inline(libraryProper
 static inline const char *cubind_cusparse_get_error_name_inline(cusparseStatus_t status)
 {
     const char *(*cubind_fn)(cusparseStatus_t status) = (const char *(*)(cusparseStatus_t status))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 4);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_get_error_name)(status);
     return cubind_fn(status);
 }
@@ -7904,7 +7904,7 @@ static inline const char *cubind_cusparse_get_error_name_inline(cusparseStatus_t
 static inline const char *cubind_cusparse_get_error_string_inline(cusparseStatus_t status)
 {
     const char *(*cubind_fn)(cusparseStatus_t status) = (const char *(*)(cusparseStatus_t status))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 5);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_get_error_string)(status);
     return cubind_fn(status);
 }
@@ -7914,7 +7914,7 @@ static inline cusparseStatus_t cubind_cusparse_set_stream_inline(cusparseHandle_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cudaStream_t streamId) = (cusparseStatus_t (*)(cusparseHandle_t handle, cudaStream_t streamId))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 6);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_set_stream)(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -7927,7 +7927,7 @@ static inline cusparseStatus_t cubind_cusparse_get_stream_inline(cusparseHandle_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cudaStream_t *streamId) = (cusparseStatus_t (*)(cusparseHandle_t handle, cudaStream_t *streamId))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 7);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_get_stream)(handle, streamId);
     cubind_status = cubind_fn(handle, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -7940,7 +7940,7 @@ static inline cusparseStatus_t cubind_cusparse_get_pointer_mode_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparsePointerMode_t *mode) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparsePointerMode_t *mode))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 8);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_get_pointer_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -7953,7 +7953,7 @@ static inline cusparseStatus_t cubind_cusparse_set_pointer_mode_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparsePointerMode_t mode) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparsePointerMode_t mode))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 9);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_set_pointer_mode)(handle, mode);
     cubind_status = cubind_fn(handle, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -7966,7 +7966,7 @@ static inline cusparseStatus_t cubind_cusparse_logger_set_callback_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseLoggerCallback_t callback) = (cusparseStatus_t (*)(cusparseLoggerCallback_t callback))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 10);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_logger_set_callback)(callback);
     cubind_status = cubind_fn(callback);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -7979,7 +7979,7 @@ static inline cusparseStatus_t cubind_cusparse_logger_set_file_inline(FILE *file
 {
     cusparseStatus_t (*cubind_fn)(FILE *file) = (cusparseStatus_t (*)(FILE *file))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 11);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_logger_set_file)(file);
     cubind_status = cubind_fn(file);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -7992,7 +7992,7 @@ static inline cusparseStatus_t cubind_cusparse_logger_open_file_inline(const cha
 {
     cusparseStatus_t (*cubind_fn)(const char *logFile) = (cusparseStatus_t (*)(const char *logFile))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 12);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_logger_open_file)(logFile);
     cubind_status = cubind_fn(logFile);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8005,7 +8005,7 @@ static inline cusparseStatus_t cubind_cusparse_logger_set_level_inline(int level
 {
     cusparseStatus_t (*cubind_fn)(int level) = (cusparseStatus_t (*)(int level))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 13);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_logger_set_level)(level);
     cubind_status = cubind_fn(level);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8018,7 +8018,7 @@ static inline cusparseStatus_t cubind_cusparse_logger_set_mask_inline(int mask)
 {
     cusparseStatus_t (*cubind_fn)(int mask) = (cusparseStatus_t (*)(int mask))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 14);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_logger_set_mask)(mask);
     cubind_status = cubind_fn(mask);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8031,7 +8031,7 @@ static inline cusparseStatus_t cubind_cusparse_logger_force_disable_inline(void)
 {
     cusparseStatus_t (*cubind_fn)(void) = (cusparseStatus_t (*)(void))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 15);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_logger_force_disable)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8044,7 +8044,7 @@ static inline cusparseStatus_t cubind_cusparse_create_mat_descr_inline(cusparseM
 {
     cusparseStatus_t (*cubind_fn)(cusparseMatDescr_t *descrA) = (cusparseStatus_t (*)(cusparseMatDescr_t *descrA))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 16);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_mat_descr)(descrA);
     cubind_status = cubind_fn(descrA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8057,7 +8057,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_mat_descr_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseMatDescr_t descrA) = (cusparseStatus_t (*)(cusparseMatDescr_t descrA))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 17);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_mat_descr)(descrA);
     cubind_status = cubind_fn(descrA);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8070,7 +8070,7 @@ static inline cusparseStatus_t cubind_cusparse_set_mat_type_inline(cusparseMatDe
 {
     cusparseStatus_t (*cubind_fn)(cusparseMatDescr_t descrA, cusparseMatrixType_t type) = (cusparseStatus_t (*)(cusparseMatDescr_t descrA, cusparseMatrixType_t type))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 18);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_set_mat_type)(descrA, type);
     cubind_status = cubind_fn(descrA, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8082,7 +8082,7 @@ static inline cusparseStatus_t cubind_cusparse_set_mat_type_inline(cusparseMatDe
 static inline cusparseMatrixType_t cubind_cusparse_get_mat_type_inline(const cusparseMatDescr_t descrA)
 {
     cusparseMatrixType_t (*cubind_fn)(const cusparseMatDescr_t descrA) = (cusparseMatrixType_t (*)(const cusparseMatDescr_t descrA))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 19);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_get_mat_type)(descrA);
     return cubind_fn(descrA);
 }
@@ -8092,7 +8092,7 @@ static inline cusparseStatus_t cubind_cusparse_set_mat_fill_mode_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode) = (cusparseStatus_t (*)(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 20);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_set_mat_fill_mode)(descrA, fillMode);
     cubind_status = cubind_fn(descrA, fillMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8104,7 +8104,7 @@ static inline cusparseStatus_t cubind_cusparse_set_mat_fill_mode_inline(cusparse
 static inline cusparseFillMode_t cubind_cusparse_get_mat_fill_mode_inline(const cusparseMatDescr_t descrA)
 {
     cusparseFillMode_t (*cubind_fn)(const cusparseMatDescr_t descrA) = (cusparseFillMode_t (*)(const cusparseMatDescr_t descrA))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 21);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_get_mat_fill_mode)(descrA);
     return cubind_fn(descrA);
 }
@@ -8114,7 +8114,7 @@ static inline cusparseStatus_t cubind_cusparse_set_mat_diag_type_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseMatDescr_t descrA, cusparseDiagType_t diagType) = (cusparseStatus_t (*)(cusparseMatDescr_t descrA, cusparseDiagType_t diagType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 22);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_set_mat_diag_type)(descrA, diagType);
     cubind_status = cubind_fn(descrA, diagType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8126,7 +8126,7 @@ static inline cusparseStatus_t cubind_cusparse_set_mat_diag_type_inline(cusparse
 static inline cusparseDiagType_t cubind_cusparse_get_mat_diag_type_inline(const cusparseMatDescr_t descrA)
 {
     cusparseDiagType_t (*cubind_fn)(const cusparseMatDescr_t descrA) = (cusparseDiagType_t (*)(const cusparseMatDescr_t descrA))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 23);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_get_mat_diag_type)(descrA);
     return cubind_fn(descrA);
 }
@@ -8136,7 +8136,7 @@ static inline cusparseStatus_t cubind_cusparse_set_mat_index_base_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseMatDescr_t descrA, cusparseIndexBase_t base) = (cusparseStatus_t (*)(cusparseMatDescr_t descrA, cusparseIndexBase_t base))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 24);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_set_mat_index_base)(descrA, base);
     cubind_status = cubind_fn(descrA, base);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8148,7 +8148,7 @@ static inline cusparseStatus_t cubind_cusparse_set_mat_index_base_inline(cuspars
 static inline cusparseIndexBase_t cubind_cusparse_get_mat_index_base_inline(const cusparseMatDescr_t descrA)
 {
     cusparseIndexBase_t (*cubind_fn)(const cusparseMatDescr_t descrA) = (cusparseIndexBase_t (*)(const cusparseMatDescr_t descrA))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 25);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_get_mat_index_base)(descrA);
     return cubind_fn(descrA);
 }
@@ -8159,7 +8159,7 @@ static inline cusparseStatus_t cubind_cusparse_create_csric02_info_inline(csric0
 {
     cusparseStatus_t (*cubind_fn)(csric02Info_t *info) = (cusparseStatus_t (*)(csric02Info_t *info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 26);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_csric02_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8175,7 +8175,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_csric02_info_inline(csric
 {
     cusparseStatus_t (*cubind_fn)(csric02Info_t info) = (cusparseStatus_t (*)(csric02Info_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 27);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_csric02_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8191,7 +8191,7 @@ static inline cusparseStatus_t cubind_cusparse_create_bsric02_info_inline(bsric0
 {
     cusparseStatus_t (*cubind_fn)(bsric02Info_t *info) = (cusparseStatus_t (*)(bsric02Info_t *info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 28);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_bsric02_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8207,7 +8207,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_bsric02_info_inline(bsric
 {
     cusparseStatus_t (*cubind_fn)(bsric02Info_t info) = (cusparseStatus_t (*)(bsric02Info_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 29);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_bsric02_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8223,7 +8223,7 @@ static inline cusparseStatus_t cubind_cusparse_create_csrilu02_info_inline(csril
 {
     cusparseStatus_t (*cubind_fn)(csrilu02Info_t *info) = (cusparseStatus_t (*)(csrilu02Info_t *info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 30);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_csrilu02_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8239,7 +8239,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_csrilu02_info_inline(csri
 {
     cusparseStatus_t (*cubind_fn)(csrilu02Info_t info) = (cusparseStatus_t (*)(csrilu02Info_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 31);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_csrilu02_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8255,7 +8255,7 @@ static inline cusparseStatus_t cubind_cusparse_create_bsrilu02_info_inline(bsril
 {
     cusparseStatus_t (*cubind_fn)(bsrilu02Info_t *info) = (cusparseStatus_t (*)(bsrilu02Info_t *info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 32);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_bsrilu02_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8271,7 +8271,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_bsrilu02_info_inline(bsri
 {
     cusparseStatus_t (*cubind_fn)(bsrilu02Info_t info) = (cusparseStatus_t (*)(bsrilu02Info_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 33);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_bsrilu02_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8287,7 +8287,7 @@ static inline cusparseStatus_t cubind_cusparse_create_bsrsv2_info_inline(bsrsv2I
 {
     cusparseStatus_t (*cubind_fn)(bsrsv2Info_t *info) = (cusparseStatus_t (*)(bsrsv2Info_t *info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 34);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_bsrsv2_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8303,7 +8303,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_bsrsv2_info_inline(bsrsv2
 {
     cusparseStatus_t (*cubind_fn)(bsrsv2Info_t info) = (cusparseStatus_t (*)(bsrsv2Info_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 35);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_bsrsv2_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8319,7 +8319,7 @@ static inline cusparseStatus_t cubind_cusparse_create_bsrsm2_info_inline(bsrsm2I
 {
     cusparseStatus_t (*cubind_fn)(bsrsm2Info_t *info) = (cusparseStatus_t (*)(bsrsm2Info_t *info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 36);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_bsrsm2_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8335,7 +8335,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_bsrsm2_info_inline(bsrsm2
 {
     cusparseStatus_t (*cubind_fn)(bsrsm2Info_t info) = (cusparseStatus_t (*)(bsrsm2Info_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 37);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_bsrsm2_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8351,7 +8351,7 @@ static inline cusparseStatus_t cubind_cusparse_create_csru2csr_info_inline(csru2
 {
     cusparseStatus_t (*cubind_fn)(csru2csrInfo_t *info) = (cusparseStatus_t (*)(csru2csrInfo_t *info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 38);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_csru2csr_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8367,7 +8367,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_csru2csr_info_inline(csru
 {
     cusparseStatus_t (*cubind_fn)(csru2csrInfo_t info) = (cusparseStatus_t (*)(csru2csrInfo_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 39);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_csru2csr_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8383,7 +8383,7 @@ static inline cusparseStatus_t cubind_cusparse_create_color_info_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseColorInfo_t *info) = (cusparseStatus_t (*)(cusparseColorInfo_t *info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 40);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_color_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8399,7 +8399,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_color_info_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseColorInfo_t info) = (cusparseStatus_t (*)(cusparseColorInfo_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 41);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_color_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8415,7 +8415,7 @@ static inline cusparseStatus_t cubind_cusparse_create_prune_info_inline(pruneInf
 {
     cusparseStatus_t (*cubind_fn)(pruneInfo_t *info) = (cusparseStatus_t (*)(pruneInfo_t *info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 42);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_prune_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8431,7 +8431,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_prune_info_inline(pruneIn
 {
     cusparseStatus_t (*cubind_fn)(pruneInfo_t info) = (cusparseStatus_t (*)(pruneInfo_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 43);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_prune_info)(info);
     cubind_status = cubind_fn(info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8447,7 +8447,7 @@ static inline cusparseStatus_t cubind_cusparse_sgemvi_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 44);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgemvi)(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8463,7 +8463,7 @@ static inline cusparseStatus_t cubind_cusparse_sgemvi_buffer_size_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 45);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgemvi_buffer_size)(handle, transA, m, n, nnz, pBufferSize);
     cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8479,7 +8479,7 @@ static inline cusparseStatus_t cubind_cusparse_dgemvi_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const double *alpha, const double *A, int lda, int nnz, const double *xVal, const int *xInd, const double *beta, double *y, cusparseIndexBase_t idxBase, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const double *alpha, const double *A, int lda, int nnz, const double *xVal, const int *xInd, const double *beta, double *y, cusparseIndexBase_t idxBase, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 46);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgemvi)(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8495,7 +8495,7 @@ static inline cusparseStatus_t cubind_cusparse_dgemvi_buffer_size_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 47);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgemvi_buffer_size)(handle, transA, m, n, nnz, pBufferSize);
     cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8511,7 +8511,7 @@ static inline cusparseStatus_t cubind_cusparse_cgemvi_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 48);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgemvi)(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8527,7 +8527,7 @@ static inline cusparseStatus_t cubind_cusparse_cgemvi_buffer_size_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 49);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgemvi_buffer_size)(handle, transA, m, n, nnz, pBufferSize);
     cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8543,7 +8543,7 @@ static inline cusparseStatus_t cubind_cusparse_zgemvi_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 50);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgemvi)(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8559,7 +8559,7 @@ static inline cusparseStatus_t cubind_cusparse_zgemvi_buffer_size_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 51);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgemvi_buffer_size)(handle, transA, m, n, nnz, pBufferSize);
     cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8574,7 +8574,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrmv_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 52);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrmv)(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8587,7 +8587,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrmv_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 53);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrmv)(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8600,7 +8600,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrmv_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 54);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrmv)(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8613,7 +8613,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrmv_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 55);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrmv)(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8627,7 +8627,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrxmv_inline(cusparseHandle_t h
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 56);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrxmv)(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8643,7 +8643,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrxmv_inline(cusparseHandle_t h
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 57);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrxmv)(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8659,7 +8659,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrxmv_inline(cusparseHandle_t h
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 58);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrxmv)(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8675,7 +8675,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrxmv_inline(cusparseHandle_t h
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 59);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrxmv)(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8691,7 +8691,7 @@ static inline cusparseStatus_t cubind_cusparse_xbsrsv2_zero_pivot_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, bsrsv2Info_t info, int *position) = (cusparseStatus_t (*)(cusparseHandle_t handle, bsrsv2Info_t info, int *position))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 60);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xbsrsv2_zero_pivot)(handle, info, position);
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8707,7 +8707,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsv2_buffer_size_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 61);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrsv2_buffer_size)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8723,7 +8723,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsv2_buffer_size_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 62);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrsv2_buffer_size)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8739,7 +8739,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsv2_buffer_size_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 63);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrsv2_buffer_size)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8755,7 +8755,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsv2_buffer_size_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 64);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrsv2_buffer_size)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8771,7 +8771,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsv2_buffer_size_ext_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 65);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrsv2_buffer_size_ext)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8787,7 +8787,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsv2_buffer_size_ext_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 66);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrsv2_buffer_size_ext)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8803,7 +8803,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsv2_buffer_size_ext_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 67);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrsv2_buffer_size_ext)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8819,7 +8819,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsv2_buffer_size_ext_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 68);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrsv2_buffer_size_ext)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8835,7 +8835,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsv2_analysis_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 69);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrsv2_analysis)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8851,7 +8851,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsv2_analysis_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 70);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrsv2_analysis)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8867,7 +8867,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsv2_analysis_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 71);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrsv2_analysis)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8883,7 +8883,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsv2_analysis_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 72);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrsv2_analysis)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8899,7 +8899,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsv2_solve_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 73);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrsv2_solve)(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8915,7 +8915,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsv2_solve_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 74);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrsv2_solve)(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8931,7 +8931,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsv2_solve_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 75);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrsv2_solve)(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8947,7 +8947,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsv2_solve_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 76);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrsv2_solve)(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8963,7 +8963,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrmm_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const float *B, const int ldb, const float *beta, float *C, int ldc) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const float *B, const int ldb, const float *beta, float *C, int ldc))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 77);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrmm)(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8979,7 +8979,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrmm_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const double *B, const int ldb, const double *beta, double *C, int ldc) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const double *B, const int ldb, const double *beta, double *C, int ldc))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 78);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrmm)(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -8995,7 +8995,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrmm_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuComplex *B, const int ldb, const cuComplex *beta, cuComplex *C, int ldc) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuComplex *B, const int ldb, const cuComplex *beta, cuComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 79);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrmm)(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9011,7 +9011,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrmm_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuDoubleComplex *B, const int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuDoubleComplex *B, const int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 80);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrmm)(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9027,7 +9027,7 @@ static inline cusparseStatus_t cubind_cusparse_xbsrsm2_zero_pivot_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, bsrsm2Info_t info, int *position) = (cusparseStatus_t (*)(cusparseHandle_t handle, bsrsm2Info_t info, int *position))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 81);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xbsrsm2_zero_pivot)(handle, info, position);
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9043,7 +9043,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsm2_buffer_size_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 82);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrsm2_buffer_size)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9059,7 +9059,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsm2_buffer_size_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 83);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrsm2_buffer_size)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9075,7 +9075,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsm2_buffer_size_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 84);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrsm2_buffer_size)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9091,7 +9091,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsm2_buffer_size_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 85);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrsm2_buffer_size)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9107,7 +9107,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsm2_buffer_size_ext_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 86);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrsm2_buffer_size_ext)(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9123,7 +9123,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsm2_buffer_size_ext_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 87);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrsm2_buffer_size_ext)(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9139,7 +9139,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsm2_buffer_size_ext_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 88);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrsm2_buffer_size_ext)(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9155,7 +9155,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsm2_buffer_size_ext_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 89);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrsm2_buffer_size_ext)(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9171,7 +9171,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsm2_analysis_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 90);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrsm2_analysis)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9187,7 +9187,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsm2_analysis_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 91);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrsm2_analysis)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9203,7 +9203,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsm2_analysis_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 92);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrsm2_analysis)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9219,7 +9219,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsm2_analysis_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 93);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrsm2_analysis)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9235,7 +9235,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrsm2_solve_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const float *B, int ldb, float *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const float *B, int ldb, float *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 94);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrsm2_solve)(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9251,7 +9251,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrsm2_solve_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 95);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrsm2_solve)(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9267,7 +9267,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrsm2_solve_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuComplex *B, int ldb, cuComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuComplex *B, int ldb, cuComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 96);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrsm2_solve)(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9283,7 +9283,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrsm2_solve_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 97);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrsm2_solve)(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9299,7 +9299,7 @@ static inline cusparseStatus_t cubind_cusparse_scsrilu02_numeric_boost_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, float *boost_val) = (cusparseStatus_t (*)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, float *boost_val))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 98);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsrilu02_numeric_boost)(handle, info, enable_boost, tol, boost_val);
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9315,7 +9315,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsrilu02_numeric_boost_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val) = (cusparseStatus_t (*)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 99);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsrilu02_numeric_boost)(handle, info, enable_boost, tol, boost_val);
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9331,7 +9331,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsrilu02_numeric_boost_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val) = (cusparseStatus_t (*)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 100);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsrilu02_numeric_boost)(handle, info, enable_boost, tol, boost_val);
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9347,7 +9347,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsrilu02_numeric_boost_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val) = (cusparseStatus_t (*)(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 101);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsrilu02_numeric_boost)(handle, info, enable_boost, tol, boost_val);
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9363,7 +9363,7 @@ static inline cusparseStatus_t cubind_cusparse_xcsrilu02_zero_pivot_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, csrilu02Info_t info, int *position) = (cusparseStatus_t (*)(cusparseHandle_t handle, csrilu02Info_t info, int *position))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 102);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcsrilu02_zero_pivot)(handle, info, position);
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9379,7 +9379,7 @@ static inline cusparseStatus_t cubind_cusparse_scsrilu02_buffer_size_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 103);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsrilu02_buffer_size)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9395,7 +9395,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsrilu02_buffer_size_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 104);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsrilu02_buffer_size)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9411,7 +9411,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsrilu02_buffer_size_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 105);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsrilu02_buffer_size)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9427,7 +9427,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsrilu02_buffer_size_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 106);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsrilu02_buffer_size)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9443,7 +9443,7 @@ static inline cusparseStatus_t cubind_cusparse_scsrilu02_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 107);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsrilu02_buffer_size_ext)(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9459,7 +9459,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsrilu02_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 108);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsrilu02_buffer_size_ext)(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9475,7 +9475,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsrilu02_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 109);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsrilu02_buffer_size_ext)(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9491,7 +9491,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsrilu02_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 110);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsrilu02_buffer_size_ext)(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9507,7 +9507,7 @@ static inline cusparseStatus_t cubind_cusparse_scsrilu02_analysis_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 111);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsrilu02_analysis)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9523,7 +9523,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsrilu02_analysis_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 112);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsrilu02_analysis)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9539,7 +9539,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsrilu02_analysis_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 113);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsrilu02_analysis)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9555,7 +9555,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsrilu02_analysis_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 114);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsrilu02_analysis)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9571,7 +9571,7 @@ static inline cusparseStatus_t cubind_cusparse_scsrilu02_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 115);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsrilu02)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9587,7 +9587,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsrilu02_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 116);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsrilu02)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9603,7 +9603,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsrilu02_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 117);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsrilu02)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9619,7 +9619,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsrilu02_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 118);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsrilu02)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9635,7 +9635,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrilu02_numeric_boost_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, float *boost_val) = (cusparseStatus_t (*)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, float *boost_val))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 119);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrilu02_numeric_boost)(handle, info, enable_boost, tol, boost_val);
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9651,7 +9651,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrilu02_numeric_boost_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, double *boost_val) = (cusparseStatus_t (*)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, double *boost_val))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 120);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrilu02_numeric_boost)(handle, info, enable_boost, tol, boost_val);
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9667,7 +9667,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrilu02_numeric_boost_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val) = (cusparseStatus_t (*)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 121);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrilu02_numeric_boost)(handle, info, enable_boost, tol, boost_val);
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9683,7 +9683,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrilu02_numeric_boost_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val) = (cusparseStatus_t (*)(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 122);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrilu02_numeric_boost)(handle, info, enable_boost, tol, boost_val);
     cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9699,7 +9699,7 @@ static inline cusparseStatus_t cubind_cusparse_xbsrilu02_zero_pivot_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, bsrilu02Info_t info, int *position) = (cusparseStatus_t (*)(cusparseHandle_t handle, bsrilu02Info_t info, int *position))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 123);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xbsrilu02_zero_pivot)(handle, info, position);
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9715,7 +9715,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrilu02_buffer_size_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 124);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrilu02_buffer_size)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9731,7 +9731,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrilu02_buffer_size_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 125);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrilu02_buffer_size)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9747,7 +9747,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrilu02_buffer_size_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 126);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrilu02_buffer_size)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9763,7 +9763,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrilu02_buffer_size_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 127);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrilu02_buffer_size)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9779,7 +9779,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrilu02_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 128);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrilu02_buffer_size_ext)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9795,7 +9795,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrilu02_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 129);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrilu02_buffer_size_ext)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9811,7 +9811,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrilu02_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 130);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrilu02_buffer_size_ext)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9827,7 +9827,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrilu02_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 131);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrilu02_buffer_size_ext)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9843,7 +9843,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrilu02_analysis_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 132);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrilu02_analysis)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9859,7 +9859,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrilu02_analysis_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 133);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrilu02_analysis)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9875,7 +9875,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrilu02_analysis_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 134);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrilu02_analysis)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9891,7 +9891,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrilu02_analysis_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 135);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrilu02_analysis)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9907,7 +9907,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsrilu02_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 136);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsrilu02)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9923,7 +9923,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsrilu02_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 137);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsrilu02)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9939,7 +9939,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsrilu02_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 138);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsrilu02)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9955,7 +9955,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsrilu02_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 139);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsrilu02)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9971,7 +9971,7 @@ static inline cusparseStatus_t cubind_cusparse_xcsric02_zero_pivot_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, csric02Info_t info, int *position) = (cusparseStatus_t (*)(cusparseHandle_t handle, csric02Info_t info, int *position))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 140);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcsric02_zero_pivot)(handle, info, position);
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -9987,7 +9987,7 @@ static inline cusparseStatus_t cubind_cusparse_scsric02_buffer_size_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 141);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsric02_buffer_size)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10003,7 +10003,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsric02_buffer_size_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 142);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsric02_buffer_size)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10019,7 +10019,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsric02_buffer_size_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 143);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsric02_buffer_size)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10035,7 +10035,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsric02_buffer_size_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 144);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsric02_buffer_size)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10051,7 +10051,7 @@ static inline cusparseStatus_t cubind_cusparse_scsric02_buffer_size_ext_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 145);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsric02_buffer_size_ext)(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10067,7 +10067,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsric02_buffer_size_ext_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 146);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsric02_buffer_size_ext)(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10083,7 +10083,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsric02_buffer_size_ext_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 147);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsric02_buffer_size_ext)(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10099,7 +10099,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsric02_buffer_size_ext_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 148);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsric02_buffer_size_ext)(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10115,7 +10115,7 @@ static inline cusparseStatus_t cubind_cusparse_scsric02_analysis_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 149);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsric02_analysis)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10131,7 +10131,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsric02_analysis_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 150);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsric02_analysis)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10147,7 +10147,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsric02_analysis_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 151);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsric02_analysis)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10163,7 +10163,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsric02_analysis_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 152);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsric02_analysis)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10179,7 +10179,7 @@ static inline cusparseStatus_t cubind_cusparse_scsric02_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 153);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsric02)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10195,7 +10195,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsric02_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 154);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsric02)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10211,7 +10211,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsric02_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 155);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsric02)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10227,7 +10227,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsric02_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 156);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsric02)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10243,7 +10243,7 @@ static inline cusparseStatus_t cubind_cusparse_xbsric02_zero_pivot_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, bsric02Info_t info, int *position) = (cusparseStatus_t (*)(cusparseHandle_t handle, bsric02Info_t info, int *position))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 157);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xbsric02_zero_pivot)(handle, info, position);
     cubind_status = cubind_fn(handle, info, position);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10259,7 +10259,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsric02_buffer_size_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 158);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsric02_buffer_size)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10275,7 +10275,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsric02_buffer_size_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 159);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsric02_buffer_size)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10291,7 +10291,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsric02_buffer_size_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 160);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsric02_buffer_size)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10307,7 +10307,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsric02_buffer_size_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 161);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsric02_buffer_size)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10323,7 +10323,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsric02_buffer_size_ext_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 162);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsric02_buffer_size_ext)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10339,7 +10339,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsric02_buffer_size_ext_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 163);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsric02_buffer_size_ext)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10355,7 +10355,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsric02_buffer_size_ext_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 164);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsric02_buffer_size_ext)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10371,7 +10371,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsric02_buffer_size_ext_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 165);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsric02_buffer_size_ext)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10387,7 +10387,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsric02_analysis_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 166);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsric02_analysis)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10403,7 +10403,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsric02_analysis_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 167);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsric02_analysis)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10419,7 +10419,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsric02_analysis_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 168);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsric02_analysis)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10435,7 +10435,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsric02_analysis_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 169);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsric02_analysis)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10451,7 +10451,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsric02_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 170);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsric02)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10467,7 +10467,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsric02_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 171);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsric02)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10483,7 +10483,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsric02_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 172);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsric02)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10499,7 +10499,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsric02_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 173);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsric02)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10514,7 +10514,7 @@ static inline cusparseStatus_t cubind_cusparse_sgtsv2_buffer_size_ext_inline(cus
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 174);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgtsv2_buffer_size_ext)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10527,7 +10527,7 @@ static inline cusparseStatus_t cubind_cusparse_dgtsv2_buffer_size_ext_inline(cus
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 175);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgtsv2_buffer_size_ext)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10540,7 +10540,7 @@ static inline cusparseStatus_t cubind_cusparse_cgtsv2_buffer_size_ext_inline(cus
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 176);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgtsv2_buffer_size_ext)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10553,7 +10553,7 @@ static inline cusparseStatus_t cubind_cusparse_zgtsv2_buffer_size_ext_inline(cus
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 177);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgtsv2_buffer_size_ext)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10566,7 +10566,7 @@ static inline cusparseStatus_t cubind_cusparse_sgtsv2_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 178);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgtsv2)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10579,7 +10579,7 @@ static inline cusparseStatus_t cubind_cusparse_dgtsv2_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 179);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgtsv2)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10592,7 +10592,7 @@ static inline cusparseStatus_t cubind_cusparse_cgtsv2_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 180);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgtsv2)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10605,7 +10605,7 @@ static inline cusparseStatus_t cubind_cusparse_zgtsv2_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 181);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgtsv2)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10618,7 +10618,7 @@ static inline cusparseStatus_t cubind_cusparse_sgtsv2_nopivot_buffer_size_ext_in
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 182);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgtsv2_nopivot_buffer_size_ext)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10631,7 +10631,7 @@ static inline cusparseStatus_t cubind_cusparse_dgtsv2_nopivot_buffer_size_ext_in
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 183);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgtsv2_nopivot_buffer_size_ext)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10644,7 +10644,7 @@ static inline cusparseStatus_t cubind_cusparse_cgtsv2_nopivot_buffer_size_ext_in
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 184);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgtsv2_nopivot_buffer_size_ext)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10657,7 +10657,7 @@ static inline cusparseStatus_t cubind_cusparse_zgtsv2_nopivot_buffer_size_ext_in
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 185);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgtsv2_nopivot_buffer_size_ext)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10670,7 +10670,7 @@ static inline cusparseStatus_t cubind_cusparse_sgtsv2_nopivot_inline(cusparseHan
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 186);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgtsv2_nopivot)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10683,7 +10683,7 @@ static inline cusparseStatus_t cubind_cusparse_dgtsv2_nopivot_inline(cusparseHan
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 187);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgtsv2_nopivot)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10696,7 +10696,7 @@ static inline cusparseStatus_t cubind_cusparse_cgtsv2_nopivot_inline(cusparseHan
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 188);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgtsv2_nopivot)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10709,7 +10709,7 @@ static inline cusparseStatus_t cubind_cusparse_zgtsv2_nopivot_inline(cusparseHan
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 189);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgtsv2_nopivot)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10722,7 +10722,7 @@ static inline cusparseStatus_t cubind_cusparse_sgtsv2strided_batch_buffer_size_e
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 190);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgtsv2strided_batch_buffer_size_ext)(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10735,7 +10735,7 @@ static inline cusparseStatus_t cubind_cusparse_dgtsv2strided_batch_buffer_size_e
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 191);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgtsv2strided_batch_buffer_size_ext)(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10748,7 +10748,7 @@ static inline cusparseStatus_t cubind_cusparse_cgtsv2strided_batch_buffer_size_e
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 192);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgtsv2strided_batch_buffer_size_ext)(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10761,7 +10761,7 @@ static inline cusparseStatus_t cubind_cusparse_zgtsv2strided_batch_buffer_size_e
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 193);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgtsv2strided_batch_buffer_size_ext)(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10774,7 +10774,7 @@ static inline cusparseStatus_t cubind_cusparse_sgtsv2strided_batch_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 194);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgtsv2strided_batch)(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10787,7 +10787,7 @@ static inline cusparseStatus_t cubind_cusparse_dgtsv2strided_batch_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 195);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgtsv2strided_batch)(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10800,7 +10800,7 @@ static inline cusparseStatus_t cubind_cusparse_cgtsv2strided_batch_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 196);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgtsv2strided_batch)(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10813,7 +10813,7 @@ static inline cusparseStatus_t cubind_cusparse_zgtsv2strided_batch_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 197);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgtsv2strided_batch)(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10826,7 +10826,7 @@ static inline cusparseStatus_t cubind_cusparse_sgtsv_interleaved_batch_buffer_si
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 198);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgtsv_interleaved_batch_buffer_size_ext)(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10839,7 +10839,7 @@ static inline cusparseStatus_t cubind_cusparse_dgtsv_interleaved_batch_buffer_si
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 199);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgtsv_interleaved_batch_buffer_size_ext)(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10852,7 +10852,7 @@ static inline cusparseStatus_t cubind_cusparse_cgtsv_interleaved_batch_buffer_si
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 200);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgtsv_interleaved_batch_buffer_size_ext)(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10865,7 +10865,7 @@ static inline cusparseStatus_t cubind_cusparse_zgtsv_interleaved_batch_buffer_si
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 201);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgtsv_interleaved_batch_buffer_size_ext)(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10878,7 +10878,7 @@ static inline cusparseStatus_t cubind_cusparse_sgtsv_interleaved_batch_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 202);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgtsv_interleaved_batch)(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10891,7 +10891,7 @@ static inline cusparseStatus_t cubind_cusparse_dgtsv_interleaved_batch_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 203);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgtsv_interleaved_batch)(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10904,7 +10904,7 @@ static inline cusparseStatus_t cubind_cusparse_cgtsv_interleaved_batch_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 204);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgtsv_interleaved_batch)(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10917,7 +10917,7 @@ static inline cusparseStatus_t cubind_cusparse_zgtsv_interleaved_batch_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 205);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgtsv_interleaved_batch)(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10930,7 +10930,7 @@ static inline cusparseStatus_t cubind_cusparse_sgpsv_interleaved_batch_buffer_si
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 206);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgpsv_interleaved_batch_buffer_size_ext)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10943,7 +10943,7 @@ static inline cusparseStatus_t cubind_cusparse_dgpsv_interleaved_batch_buffer_si
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, const double *ds, const double *dl, const double *d, const double *du, const double *dw, const double *x, int batchCount, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, const double *ds, const double *dl, const double *d, const double *du, const double *dw, const double *x, int batchCount, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 207);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgpsv_interleaved_batch_buffer_size_ext)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10956,7 +10956,7 @@ static inline cusparseStatus_t cubind_cusparse_cgpsv_interleaved_batch_buffer_si
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 208);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgpsv_interleaved_batch_buffer_size_ext)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10969,7 +10969,7 @@ static inline cusparseStatus_t cubind_cusparse_zgpsv_interleaved_batch_buffer_si
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 209);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgpsv_interleaved_batch_buffer_size_ext)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10982,7 +10982,7 @@ static inline cusparseStatus_t cubind_cusparse_sgpsv_interleaved_batch_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 210);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgpsv_interleaved_batch)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -10995,7 +10995,7 @@ static inline cusparseStatus_t cubind_cusparse_dgpsv_interleaved_batch_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, double *ds, double *dl, double *d, double *du, double *dw, double *x, int batchCount, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, double *ds, double *dl, double *d, double *du, double *dw, double *x, int batchCount, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 211);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgpsv_interleaved_batch)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11008,7 +11008,7 @@ static inline cusparseStatus_t cubind_cusparse_cgpsv_interleaved_batch_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 212);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgpsv_interleaved_batch)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11021,7 +11021,7 @@ static inline cusparseStatus_t cubind_cusparse_zgpsv_interleaved_batch_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 213);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgpsv_interleaved_batch)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11034,7 +11034,7 @@ static inline cusparseStatus_t cubind_cusparse_scsrgeam2_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 214);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsrgeam2_buffer_size_ext)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11047,7 +11047,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsrgeam2_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 215);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsrgeam2_buffer_size_ext)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11060,7 +11060,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsrgeam2_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 216);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsrgeam2_buffer_size_ext)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11073,7 +11073,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsrgeam2_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuDoubleComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuDoubleComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 217);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsrgeam2_buffer_size_ext)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11086,7 +11086,7 @@ static inline cusparseStatus_t cubind_cusparse_xcsrgeam2nnz_inline(cusparseHandl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *workspace) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *workspace))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 218);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcsrgeam2nnz)(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
     cubind_status = cubind_fn(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11099,7 +11099,7 @@ static inline cusparseStatus_t cubind_cusparse_scsrgeam2_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 219);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsrgeam2)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11112,7 +11112,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsrgeam2_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 220);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsrgeam2)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11125,7 +11125,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsrgeam2_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 221);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsrgeam2)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11138,7 +11138,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsrgeam2_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 222);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsrgeam2)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11152,7 +11152,7 @@ static inline cusparseStatus_t cubind_cusparse_scsrcolor_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 223);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsrcolor)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11168,7 +11168,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsrcolor_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 224);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsrcolor)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11184,7 +11184,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsrcolor_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 225);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsrcolor)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11200,7 +11200,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsrcolor_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 226);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsrcolor)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11215,7 +11215,7 @@ static inline cusparseStatus_t cubind_cusparse_snnz_inline(cusparseHandle_t hand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 227);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_snnz)(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11228,7 +11228,7 @@ static inline cusparseStatus_t cubind_cusparse_dnnz_inline(cusparseHandle_t hand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 228);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dnnz)(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11241,7 +11241,7 @@ static inline cusparseStatus_t cubind_cusparse_cnnz_inline(cusparseHandle_t hand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 229);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cnnz)(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11254,7 +11254,7 @@ static inline cusparseStatus_t cubind_cusparse_znnz_inline(cusparseHandle_t hand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 230);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_znnz)(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11268,7 +11268,7 @@ static inline cusparseStatus_t cubind_cusparse_snnz_compress_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 231);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_snnz_compress)(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11284,7 +11284,7 @@ static inline cusparseStatus_t cubind_cusparse_dnnz_compress_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const double *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, double tol) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const double *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, double tol))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 232);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dnnz_compress)(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11300,7 +11300,7 @@ static inline cusparseStatus_t cubind_cusparse_cnnz_compress_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 233);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cnnz_compress)(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11316,7 +11316,7 @@ static inline cusparseStatus_t cubind_cusparse_znnz_compress_inline(cusparseHand
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 234);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_znnz_compress)(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11332,7 +11332,7 @@ static inline cusparseStatus_t cubind_cusparse_scsr2csr_compress_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, float *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, float tol) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, float *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, float tol))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 235);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsr2csr_compress)(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11348,7 +11348,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsr2csr_compress_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 236);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsr2csr_compress)(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11364,7 +11364,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsr2csr_compress_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuComplex tol) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuComplex tol))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 237);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsr2csr_compress)(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11380,7 +11380,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsr2csr_compress_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuDoubleComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuDoubleComplex tol) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuDoubleComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuDoubleComplex tol))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 238);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsr2csr_compress)(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11395,7 +11395,7 @@ static inline cusparseStatus_t cubind_cusparse_xcoo2csr_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase) = (cusparseStatus_t (*)(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 239);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcoo2csr)(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
     cubind_status = cubind_fn(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11408,7 +11408,7 @@ static inline cusparseStatus_t cubind_cusparse_xcsr2coo_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase) = (cusparseStatus_t (*)(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 240);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcsr2coo)(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
     cubind_status = cubind_fn(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11422,7 +11422,7 @@ static inline cusparseStatus_t cubind_cusparse_xcsr2bsr_nnz_inline(cusparseHandl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 241);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcsr2bsr_nnz)(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11438,7 +11438,7 @@ static inline cusparseStatus_t cubind_cusparse_scsr2bsr_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 242);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsr2bsr)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11454,7 +11454,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsr2bsr_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 243);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsr2bsr)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11470,7 +11470,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsr2bsr_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 244);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsr2bsr)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11486,7 +11486,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsr2bsr_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 245);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsr2bsr)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11502,7 +11502,7 @@ static inline cusparseStatus_t cubind_cusparse_sbsr2csr_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 246);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sbsr2csr)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11518,7 +11518,7 @@ static inline cusparseStatus_t cubind_cusparse_dbsr2csr_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 247);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dbsr2csr)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11534,7 +11534,7 @@ static inline cusparseStatus_t cubind_cusparse_cbsr2csr_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 248);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cbsr2csr)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11550,7 +11550,7 @@ static inline cusparseStatus_t cubind_cusparse_zbsr2csr_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 249);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zbsr2csr)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11565,7 +11565,7 @@ static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsc_buffer_size_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 250);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgebsr2gebsc_buffer_size)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11578,7 +11578,7 @@ static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsc_buffer_size_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 251);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgebsr2gebsc_buffer_size)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11591,7 +11591,7 @@ static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsc_buffer_size_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 252);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgebsr2gebsc_buffer_size)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11604,7 +11604,7 @@ static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsc_buffer_size_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 253);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgebsr2gebsc_buffer_size)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11617,7 +11617,7 @@ static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsc_buffer_size_ext_inli
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 254);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgebsr2gebsc_buffer_size_ext)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11630,7 +11630,7 @@ static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsc_buffer_size_ext_inli
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 255);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgebsr2gebsc_buffer_size_ext)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11643,7 +11643,7 @@ static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsc_buffer_size_ext_inli
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 256);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgebsr2gebsc_buffer_size_ext)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11656,7 +11656,7 @@ static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsc_buffer_size_ext_inli
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 257);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgebsr2gebsc_buffer_size_ext)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11669,7 +11669,7 @@ static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsc_inline(cusparseHandl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, float *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, float *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 258);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgebsr2gebsc)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11682,7 +11682,7 @@ static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsc_inline(cusparseHandl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, double *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, double *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 259);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgebsr2gebsc)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11695,7 +11695,7 @@ static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsc_inline(cusparseHandl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 260);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgebsr2gebsc)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11708,7 +11708,7 @@ static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsc_inline(cusparseHandl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuDoubleComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuDoubleComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 261);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgebsr2gebsc)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11722,7 +11722,7 @@ static inline cusparseStatus_t cubind_cusparse_xgebsr2csr_inline(cusparseHandle_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 262);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xgebsr2csr)(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11738,7 +11738,7 @@ static inline cusparseStatus_t cubind_cusparse_sgebsr2csr_inline(cusparseHandle_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 263);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgebsr2csr)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11754,7 +11754,7 @@ static inline cusparseStatus_t cubind_cusparse_dgebsr2csr_inline(cusparseHandle_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 264);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgebsr2csr)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11770,7 +11770,7 @@ static inline cusparseStatus_t cubind_cusparse_cgebsr2csr_inline(cusparseHandle_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 265);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgebsr2csr)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11786,7 +11786,7 @@ static inline cusparseStatus_t cubind_cusparse_zgebsr2csr_inline(cusparseHandle_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 266);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgebsr2csr)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11801,7 +11801,7 @@ static inline cusparseStatus_t cubind_cusparse_scsr2gebsr_buffer_size_inline(cus
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 267);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsr2gebsr_buffer_size)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11814,7 +11814,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsr2gebsr_buffer_size_inline(cus
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 268);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsr2gebsr_buffer_size)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11827,7 +11827,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsr2gebsr_buffer_size_inline(cus
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 269);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsr2gebsr_buffer_size)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11840,7 +11840,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsr2gebsr_buffer_size_inline(cus
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 270);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsr2gebsr_buffer_size)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11853,7 +11853,7 @@ static inline cusparseStatus_t cubind_cusparse_scsr2gebsr_buffer_size_ext_inline
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 271);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsr2gebsr_buffer_size_ext)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11866,7 +11866,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsr2gebsr_buffer_size_ext_inline
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 272);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsr2gebsr_buffer_size_ext)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11879,7 +11879,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsr2gebsr_buffer_size_ext_inline
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 273);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsr2gebsr_buffer_size_ext)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11892,7 +11892,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsr2gebsr_buffer_size_ext_inline
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 274);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsr2gebsr_buffer_size_ext)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11905,7 +11905,7 @@ static inline cusparseStatus_t cubind_cusparse_xcsr2gebsr_nnz_inline(cusparseHan
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, int *nnzTotalDevHostPtr, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, int *nnzTotalDevHostPtr, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 275);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcsr2gebsr_nnz)(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11918,7 +11918,7 @@ static inline cusparseStatus_t cubind_cusparse_scsr2gebsr_inline(cusparseHandle_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 276);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsr2gebsr)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11931,7 +11931,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsr2gebsr_inline(cusparseHandle_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 277);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsr2gebsr)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11944,7 +11944,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsr2gebsr_inline(cusparseHandle_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 278);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsr2gebsr)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11957,7 +11957,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsr2gebsr_inline(cusparseHandle_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 279);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsr2gebsr)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11971,7 +11971,7 @@ static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsr_buffer_size_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 280);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgebsr2gebsr_buffer_size)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -11987,7 +11987,7 @@ static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsr_buffer_size_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 281);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgebsr2gebsr_buffer_size)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12003,7 +12003,7 @@ static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsr_buffer_size_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 282);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgebsr2gebsr_buffer_size)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12019,7 +12019,7 @@ static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsr_buffer_size_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 283);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgebsr2gebsr_buffer_size)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12035,7 +12035,7 @@ static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsr_buffer_size_ext_inli
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 284);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgebsr2gebsr_buffer_size_ext)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12051,7 +12051,7 @@ static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsr_buffer_size_ext_inli
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 285);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgebsr2gebsr_buffer_size_ext)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12067,7 +12067,7 @@ static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsr_buffer_size_ext_inli
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 286);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgebsr2gebsr_buffer_size_ext)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12083,7 +12083,7 @@ static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsr_buffer_size_ext_inli
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 287);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgebsr2gebsr_buffer_size_ext)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12099,7 +12099,7 @@ static inline cusparseStatus_t cubind_cusparse_xgebsr2gebsr_nnz_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, int *nnzTotalDevHostPtr, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, int *nnzTotalDevHostPtr, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 288);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xgebsr2gebsr_nnz)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12115,7 +12115,7 @@ static inline cusparseStatus_t cubind_cusparse_sgebsr2gebsr_inline(cusparseHandl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 289);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sgebsr2gebsr)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12131,7 +12131,7 @@ static inline cusparseStatus_t cubind_cusparse_dgebsr2gebsr_inline(cusparseHandl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 290);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dgebsr2gebsr)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12147,7 +12147,7 @@ static inline cusparseStatus_t cubind_cusparse_cgebsr2gebsr_inline(cusparseHandl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 291);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_cgebsr2gebsr)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12163,7 +12163,7 @@ static inline cusparseStatus_t cubind_cusparse_zgebsr2gebsr_inline(cusparseHandl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 292);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zgebsr2gebsr)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12179,7 +12179,7 @@ static inline cusparseStatus_t cubind_cusparse_create_identity_permutation_inlin
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int n, int *p) = (cusparseStatus_t (*)(cusparseHandle_t handle, int n, int *p))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 293);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_identity_permutation)(handle, n, p);
     cubind_status = cubind_fn(handle, n, p);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12194,7 +12194,7 @@ static inline cusparseStatus_t cubind_cusparse_xcoosort_buffer_size_ext_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 294);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcoosort_buffer_size_ext)(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12207,7 +12207,7 @@ static inline cusparseStatus_t cubind_cusparse_xcoosort_by_row_inline(cusparseHa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 295);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcoosort_by_row)(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12220,7 +12220,7 @@ static inline cusparseStatus_t cubind_cusparse_xcoosort_by_column_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 296);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcoosort_by_column)(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12233,7 +12233,7 @@ static inline cusparseStatus_t cubind_cusparse_xcsrsort_buffer_size_ext_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const int *csrRowPtrA, const int *csrColIndA, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const int *csrRowPtrA, const int *csrColIndA, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 297);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcsrsort_buffer_size_ext)(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12246,7 +12246,7 @@ static inline cusparseStatus_t cubind_cusparse_xcsrsort_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *csrRowPtrA, int *csrColIndA, int *P, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *csrRowPtrA, int *csrColIndA, int *P, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 298);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcsrsort)(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12259,7 +12259,7 @@ static inline cusparseStatus_t cubind_cusparse_xcscsort_buffer_size_ext_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const int *cscColPtrA, const int *cscRowIndA, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const int *cscColPtrA, const int *cscRowIndA, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 299);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcscsort_buffer_size_ext)(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12272,7 +12272,7 @@ static inline cusparseStatus_t cubind_cusparse_xcscsort_inline(cusparseHandle_t 
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *cscColPtrA, int *cscRowIndA, int *P, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *cscColPtrA, int *cscRowIndA, int *P, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 300);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_xcscsort)(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12286,7 +12286,7 @@ static inline cusparseStatus_t cubind_cusparse_scsru2csr_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 301);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsru2csr_buffer_size_ext)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12302,7 +12302,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsru2csr_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 302);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsru2csr_buffer_size_ext)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12318,7 +12318,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsru2csr_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 303);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsru2csr_buffer_size_ext)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12334,7 +12334,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsru2csr_buffer_size_ext_inline(
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 304);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsru2csr_buffer_size_ext)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12350,7 +12350,7 @@ static inline cusparseStatus_t cubind_cusparse_scsru2csr_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 305);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsru2csr)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12366,7 +12366,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsru2csr_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 306);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsru2csr)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12382,7 +12382,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsru2csr_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 307);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsru2csr)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12398,7 +12398,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsru2csr_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 308);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsru2csr)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12414,7 +12414,7 @@ static inline cusparseStatus_t cubind_cusparse_scsr2csru_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 309);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scsr2csru)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12430,7 +12430,7 @@ static inline cusparseStatus_t cubind_cusparse_dcsr2csru_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 310);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dcsr2csru)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12446,7 +12446,7 @@ static inline cusparseStatus_t cubind_cusparse_ccsr2csru_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 311);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_ccsr2csru)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12462,7 +12462,7 @@ static inline cusparseStatus_t cubind_cusparse_zcsr2csru_inline(cusparseHandle_t
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 312);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_zcsr2csru)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12478,7 +12478,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_buffer_size_ext_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 313);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_dense2csr_buffer_size_ext)(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12494,7 +12494,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_buffer_size_ext_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 314);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_dense2csr_buffer_size_ext)(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12510,7 +12510,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_nnz_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 315);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_dense2csr_nnz)(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12526,7 +12526,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_nnz_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 316);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_dense2csr_nnz)(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12542,7 +12542,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 317);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_dense2csr)(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12558,7 +12558,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 318);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_dense2csr)(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12574,7 +12574,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_buffer_size_ext_in
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 319);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_csr2csr_buffer_size_ext)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12590,7 +12590,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_buffer_size_ext_in
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 320);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_csr2csr_buffer_size_ext)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12606,7 +12606,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_nnz_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 321);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_csr2csr_nnz)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12622,7 +12622,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_nnz_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 322);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_csr2csr_nnz)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12638,7 +12638,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_inline(cusparseHan
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 323);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_csr2csr)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12654,7 +12654,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_inline(cusparseHan
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 324);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_csr2csr)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12670,7 +12670,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_by_percentage_bu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 325);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext)(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12686,7 +12686,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_by_percentage_bu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 326);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_dense2csr_by_percentage_buffer_size_ext)(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12702,7 +12702,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_nnz_by_percentag
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 327);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_dense2csr_nnz_by_percentage)(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12718,7 +12718,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_nnz_by_percentag
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 328);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_dense2csr_nnz_by_percentage)(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12734,7 +12734,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_dense2csr_by_percentage_in
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 329);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_dense2csr_by_percentage)(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12750,7 +12750,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_dense2csr_by_percentage_in
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 330);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_dense2csr_by_percentage)(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12766,7 +12766,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_by_percentage_buff
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 331);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_csr2csr_by_percentage_buffer_size_ext)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12782,7 +12782,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_by_percentage_buff
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 332);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12798,7 +12798,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_nnz_by_percentage_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 333);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_csr2csr_nnz_by_percentage)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12814,7 +12814,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_nnz_by_percentage_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 334);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_csr2csr_nnz_by_percentage)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12830,7 +12830,7 @@ static inline cusparseStatus_t cubind_cusparse_sprune_csr2csr_by_percentage_inli
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 335);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sprune_csr2csr_by_percentage)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12846,7 +12846,7 @@ static inline cusparseStatus_t cubind_cusparse_dprune_csr2csr_by_percentage_inli
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 336);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dprune_csr2csr_by_percentage)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12861,7 +12861,7 @@ static inline cusparseStatus_t cubind_cusparse_csr2csc_ex2_inline(cusparseHandle
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 337);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_csr2csc_ex2)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12874,7 +12874,7 @@ static inline cusparseStatus_t cubind_cusparse_csr2csc_ex2_buffer_size_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, size_t *bufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, size_t *bufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 338);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_csr2csc_ex2_buffer_size)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
     cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12887,7 +12887,7 @@ static inline cusparseStatus_t cubind_cusparse_create_sp_vec_inline(cusparseSpVe
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 339);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_sp_vec)(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12900,7 +12900,7 @@ static inline cusparseStatus_t cubind_cusparse_create_const_sp_vec_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, const void *indices, const void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseConstSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, const void *indices, const void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 340);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_const_sp_vec)(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12913,7 +12913,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_sp_vec_inline(cusparseCon
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpVecDescr_t spVecDescr) = (cusparseStatus_t (*)(cusparseConstSpVecDescr_t spVecDescr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 341);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_sp_vec)(spVecDescr);
     cubind_status = cubind_fn(spVecDescr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12926,7 +12926,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_vec_get_inline(cusparseSpVecDe
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 342);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_vec_get)(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12939,7 +12939,7 @@ static inline cusparseStatus_t cubind_cusparse_const_sp_vec_get_inline(cusparseC
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 343);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_const_sp_vec_get)(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12952,7 +12952,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_vec_get_index_base_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase) = (cusparseStatus_t (*)(cusparseConstSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 344);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_vec_get_index_base)(spVecDescr, idxBase);
     cubind_status = cubind_fn(spVecDescr, idxBase);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12965,7 +12965,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_vec_get_values_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpVecDescr_t spVecDescr, void **values) = (cusparseStatus_t (*)(cusparseSpVecDescr_t spVecDescr, void **values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 345);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_vec_get_values)(spVecDescr, values);
     cubind_status = cubind_fn(spVecDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12978,7 +12978,7 @@ static inline cusparseStatus_t cubind_cusparse_const_sp_vec_get_values_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpVecDescr_t spVecDescr, const void **values) = (cusparseStatus_t (*)(cusparseConstSpVecDescr_t spVecDescr, const void **values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 346);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_const_sp_vec_get_values)(spVecDescr, values);
     cubind_status = cubind_fn(spVecDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -12991,7 +12991,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_vec_set_values_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpVecDescr_t spVecDescr, void *values) = (cusparseStatus_t (*)(cusparseSpVecDescr_t spVecDescr, void *values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 347);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_vec_set_values)(spVecDescr, values);
     cubind_status = cubind_fn(spVecDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13004,7 +13004,7 @@ static inline cusparseStatus_t cubind_cusparse_create_dn_vec_inline(cusparseDnVe
 {
     cusparseStatus_t (*cubind_fn)(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 348);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_dn_vec)(dnVecDescr, size, values, valueType);
     cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13017,7 +13017,7 @@ static inline cusparseStatus_t cubind_cusparse_create_const_dn_vec_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstDnVecDescr_t *dnVecDescr, int64_t size, const void *values, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseConstDnVecDescr_t *dnVecDescr, int64_t size, const void *values, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 349);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_const_dn_vec)(dnVecDescr, size, values, valueType);
     cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13030,7 +13030,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_dn_vec_inline(cusparseCon
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstDnVecDescr_t dnVecDescr) = (cusparseStatus_t (*)(cusparseConstDnVecDescr_t dnVecDescr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 350);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_dn_vec)(dnVecDescr);
     cubind_status = cubind_fn(dnVecDescr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13043,7 +13043,7 @@ static inline cusparseStatus_t cubind_cusparse_dn_vec_get_inline(cusparseDnVecDe
 {
     cusparseStatus_t (*cubind_fn)(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 351);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dn_vec_get)(dnVecDescr, size, values, valueType);
     cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13056,7 +13056,7 @@ static inline cusparseStatus_t cubind_cusparse_const_dn_vec_get_inline(cusparseC
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstDnVecDescr_t dnVecDescr, int64_t *size, const void **values, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseConstDnVecDescr_t dnVecDescr, int64_t *size, const void **values, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 352);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_const_dn_vec_get)(dnVecDescr, size, values, valueType);
     cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13069,7 +13069,7 @@ static inline cusparseStatus_t cubind_cusparse_dn_vec_get_values_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseDnVecDescr_t dnVecDescr, void **values) = (cusparseStatus_t (*)(cusparseDnVecDescr_t dnVecDescr, void **values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 353);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dn_vec_get_values)(dnVecDescr, values);
     cubind_status = cubind_fn(dnVecDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13082,7 +13082,7 @@ static inline cusparseStatus_t cubind_cusparse_const_dn_vec_get_values_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstDnVecDescr_t dnVecDescr, const void **values) = (cusparseStatus_t (*)(cusparseConstDnVecDescr_t dnVecDescr, const void **values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 354);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_const_dn_vec_get_values)(dnVecDescr, values);
     cubind_status = cubind_fn(dnVecDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13095,7 +13095,7 @@ static inline cusparseStatus_t cubind_cusparse_dn_vec_set_values_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseDnVecDescr_t dnVecDescr, void *values) = (cusparseStatus_t (*)(cusparseDnVecDescr_t dnVecDescr, void *values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 355);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dn_vec_set_values)(dnVecDescr, values);
     cubind_status = cubind_fn(dnVecDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13108,7 +13108,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_sp_mat_inline(cusparseCon
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t spMatDescr) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t spMatDescr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 356);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_sp_mat)(spMatDescr);
     cubind_status = cubind_fn(spMatDescr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13121,7 +13121,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mat_get_format_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t spMatDescr, cusparseFormat_t *format) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t spMatDescr, cusparseFormat_t *format))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 357);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mat_get_format)(spMatDescr, format);
     cubind_status = cubind_fn(spMatDescr, format);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13134,7 +13134,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mat_get_index_base_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 358);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mat_get_index_base)(spMatDescr, idxBase);
     cubind_status = cubind_fn(spMatDescr, idxBase);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13147,7 +13147,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mat_get_values_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, void **values) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, void **values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 359);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mat_get_values)(spMatDescr, values);
     cubind_status = cubind_fn(spMatDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13160,7 +13160,7 @@ static inline cusparseStatus_t cubind_cusparse_const_sp_mat_get_values_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t spMatDescr, const void **values) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t spMatDescr, const void **values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 360);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_const_sp_mat_get_values)(spMatDescr, values);
     cubind_status = cubind_fn(spMatDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13173,7 +13173,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mat_set_values_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, void *values) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, void *values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 361);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mat_set_values)(spMatDescr, values);
     cubind_status = cubind_fn(spMatDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13186,7 +13186,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mat_get_size_inline(cusparseCo
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 362);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mat_get_size)(spMatDescr, rows, cols, nnz);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13199,7 +13199,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mat_get_strided_batch_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t spMatDescr, int *batchCount) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t spMatDescr, int *batchCount))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 363);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mat_get_strided_batch)(spMatDescr, batchCount);
     cubind_status = cubind_fn(spMatDescr, batchCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13212,7 +13212,7 @@ static inline cusparseStatus_t cubind_cusparse_coo_set_strided_batch_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 364);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_coo_set_strided_batch)(spMatDescr, batchCount, batchStride);
     cubind_status = cubind_fn(spMatDescr, batchCount, batchStride);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13225,7 +13225,7 @@ static inline cusparseStatus_t cubind_cusparse_csr_set_strided_batch_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsValuesBatchStride) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsValuesBatchStride))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 365);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_csr_set_strided_batch)(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
     cubind_status = cubind_fn(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13238,7 +13238,7 @@ static inline cusparseStatus_t cubind_cusparse_bsr_set_strided_batch_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsBatchStride, int64_t ValuesBatchStride) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsBatchStride, int64_t ValuesBatchStride))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 366);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_bsr_set_strided_batch)(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
     cubind_status = cubind_fn(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13251,7 +13251,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mat_get_attribute_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 367);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mat_get_attribute)(spMatDescr, attribute, data, dataSize);
     cubind_status = cubind_fn(spMatDescr, attribute, data, dataSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13264,7 +13264,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mat_set_attribute_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 368);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mat_set_attribute)(spMatDescr, attribute, data, dataSize);
     cubind_status = cubind_fn(spMatDescr, attribute, data, dataSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13277,7 +13277,7 @@ static inline cusparseStatus_t cubind_cusparse_create_csr_inline(cusparseSpMatDe
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 369);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_csr)(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13290,7 +13290,7 @@ static inline cusparseStatus_t cubind_cusparse_create_const_csr_inline(cusparseC
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *csrRowOffsets, const void *csrColInd, const void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *csrRowOffsets, const void *csrColInd, const void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 370);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_const_csr)(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13303,7 +13303,7 @@ static inline cusparseStatus_t cubind_cusparse_create_csc_inline(cusparseSpMatDe
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 371);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_csc)(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13316,7 +13316,7 @@ static inline cusparseStatus_t cubind_cusparse_create_const_csc_inline(cusparseC
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cscColOffsets, const void *cscRowInd, const void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cscColOffsets, const void *cscRowInd, const void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 372);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_const_csc)(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13329,7 +13329,7 @@ static inline cusparseStatus_t cubind_cusparse_csr_get_inline(cusparseSpMatDescr
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 373);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_csr_get)(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13342,7 +13342,7 @@ static inline cusparseStatus_t cubind_cusparse_const_csr_get_inline(cusparseCons
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 374);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_const_csr_get)(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13355,7 +13355,7 @@ static inline cusparseStatus_t cubind_cusparse_csc_get_inline(cusparseSpMatDescr
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 375);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_csc_get)(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13368,7 +13368,7 @@ static inline cusparseStatus_t cubind_cusparse_const_csc_get_inline(cusparseCons
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 376);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_const_csc_get)(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13381,7 +13381,7 @@ static inline cusparseStatus_t cubind_cusparse_csr_set_pointers_inline(cusparseS
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 377);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_csr_set_pointers)(spMatDescr, csrRowOffsets, csrColInd, csrValues);
     cubind_status = cubind_fn(spMatDescr, csrRowOffsets, csrColInd, csrValues);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13394,7 +13394,7 @@ static inline cusparseStatus_t cubind_cusparse_csc_set_pointers_inline(cusparseS
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 378);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_csc_set_pointers)(spMatDescr, cscColOffsets, cscRowInd, cscValues);
     cubind_status = cubind_fn(spMatDescr, cscColOffsets, cscRowInd, cscValues);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13407,7 +13407,7 @@ static inline cusparseStatus_t cubind_cusparse_create_bsr_inline(cusparseSpMatDe
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockSize, int64_t colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order) = (cusparseStatus_t (*)(cusparseSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockSize, int64_t colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 379);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_bsr)(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     cubind_status = cubind_fn(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13420,7 +13420,7 @@ static inline cusparseStatus_t cubind_cusparse_create_const_bsr_inline(cusparseC
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockDim, int64_t colBlockDim, const void *bsrRowOffsets, const void *bsrColInd, const void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockDim, int64_t colBlockDim, const void *bsrRowOffsets, const void *bsrColInd, const void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 380);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_const_bsr)(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     cubind_status = cubind_fn(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13433,7 +13433,7 @@ static inline cusparseStatus_t cubind_cusparse_create_coo_inline(cusparseSpMatDe
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 381);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_coo)(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13446,7 +13446,7 @@ static inline cusparseStatus_t cubind_cusparse_create_const_coo_inline(cusparseC
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cooRowInd, const void *cooColInd, const void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cooRowInd, const void *cooColInd, const void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 382);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_const_coo)(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13459,7 +13459,7 @@ static inline cusparseStatus_t cubind_cusparse_coo_get_inline(cusparseSpMatDescr
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 383);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_coo_get)(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13472,7 +13472,7 @@ static inline cusparseStatus_t cubind_cusparse_const_coo_get_inline(cusparseCons
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 384);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_const_coo_get)(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13485,7 +13485,7 @@ static inline cusparseStatus_t cubind_cusparse_coo_set_pointers_inline(cusparseS
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 385);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_coo_set_pointers)(spMatDescr, cooRows, cooColumns, cooValues);
     cubind_status = cubind_fn(spMatDescr, cooRows, cooColumns, cooValues);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13498,7 +13498,7 @@ static inline cusparseStatus_t cubind_cusparse_create_blocked_ell_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 386);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_blocked_ell)(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13511,7 +13511,7 @@ static inline cusparseStatus_t cubind_cusparse_create_const_blocked_ell_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, const void *ellColInd, const void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, const void *ellColInd, const void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 387);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_const_blocked_ell)(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13524,7 +13524,7 @@ static inline cusparseStatus_t cubind_cusparse_blocked_ell_get_inline(cusparseSp
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, void **ellColInd, void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, void **ellColInd, void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 388);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_blocked_ell_get)(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13537,7 +13537,7 @@ static inline cusparseStatus_t cubind_cusparse_const_blocked_ell_get_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, const void **ellColInd, const void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, const void **ellColInd, const void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 389);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_const_blocked_ell_get)(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13550,7 +13550,7 @@ static inline cusparseStatus_t cubind_cusparse_create_sliced_ell_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 390);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_sliced_ell)(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13563,7 +13563,7 @@ static inline cusparseStatus_t cubind_cusparse_create_const_sliced_ell_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, const void *sellSliceOffsets, const void *sellColInd, const void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType) = (cusparseStatus_t (*)(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, const void *sellSliceOffsets, const void *sellColInd, const void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 391);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_const_sliced_ell)(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13576,7 +13576,7 @@ static inline cusparseStatus_t cubind_cusparse_create_dn_mat_inline(cusparseDnMa
 {
     cusparseStatus_t (*cubind_fn)(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order) = (cusparseStatus_t (*)(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 392);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_dn_mat)(dnMatDescr, rows, cols, ld, values, valueType, order);
     cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, valueType, order);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13589,7 +13589,7 @@ static inline cusparseStatus_t cubind_cusparse_create_const_dn_mat_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, const void *values, cudaDataType valueType, cusparseOrder_t order) = (cusparseStatus_t (*)(cusparseConstDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, const void *values, cudaDataType valueType, cusparseOrder_t order))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 393);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_create_const_dn_mat)(dnMatDescr, rows, cols, ld, values, valueType, order);
     cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, valueType, order);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13602,7 +13602,7 @@ static inline cusparseStatus_t cubind_cusparse_destroy_dn_mat_inline(cusparseCon
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstDnMatDescr_t dnMatDescr) = (cusparseStatus_t (*)(cusparseConstDnMatDescr_t dnMatDescr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 394);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_destroy_dn_mat)(dnMatDescr);
     cubind_status = cubind_fn(dnMatDescr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13615,7 +13615,7 @@ static inline cusparseStatus_t cubind_cusparse_dn_mat_get_inline(cusparseDnMatDe
 {
     cusparseStatus_t (*cubind_fn)(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order) = (cusparseStatus_t (*)(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 395);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dn_mat_get)(dnMatDescr, rows, cols, ld, values, type, order);
     cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, type, order);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13628,7 +13628,7 @@ static inline cusparseStatus_t cubind_cusparse_const_dn_mat_get_inline(cusparseC
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order) = (cusparseStatus_t (*)(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 396);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_const_dn_mat_get)(dnMatDescr, rows, cols, ld, values, type, order);
     cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, type, order);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13641,7 +13641,7 @@ static inline cusparseStatus_t cubind_cusparse_dn_mat_get_values_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseDnMatDescr_t dnMatDescr, void **values) = (cusparseStatus_t (*)(cusparseDnMatDescr_t dnMatDescr, void **values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 397);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dn_mat_get_values)(dnMatDescr, values);
     cubind_status = cubind_fn(dnMatDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13654,7 +13654,7 @@ static inline cusparseStatus_t cubind_cusparse_const_dn_mat_get_values_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstDnMatDescr_t dnMatDescr, const void **values) = (cusparseStatus_t (*)(cusparseConstDnMatDescr_t dnMatDescr, const void **values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 398);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_const_dn_mat_get_values)(dnMatDescr, values);
     cubind_status = cubind_fn(dnMatDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13667,7 +13667,7 @@ static inline cusparseStatus_t cubind_cusparse_dn_mat_set_values_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseDnMatDescr_t dnMatDescr, void *values) = (cusparseStatus_t (*)(cusparseDnMatDescr_t dnMatDescr, void *values))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 399);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dn_mat_set_values)(dnMatDescr, values);
     cubind_status = cubind_fn(dnMatDescr, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13680,7 +13680,7 @@ static inline cusparseStatus_t cubind_cusparse_dn_mat_set_strided_batch_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride) = (cusparseStatus_t (*)(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 400);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dn_mat_set_strided_batch)(dnMatDescr, batchCount, batchStride);
     cubind_status = cubind_fn(dnMatDescr, batchCount, batchStride);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13693,7 +13693,7 @@ static inline cusparseStatus_t cubind_cusparse_dn_mat_get_strided_batch_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseConstDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride) = (cusparseStatus_t (*)(cusparseConstDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 401);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dn_mat_get_strided_batch)(dnMatDescr, batchCount, batchStride);
     cubind_status = cubind_fn(dnMatDescr, batchCount, batchStride);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13707,7 +13707,7 @@ static inline cusparseStatus_t cubind_cusparse_axpby_inline(cusparseHandle_t han
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, const void *alpha, cusparseConstSpVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY) = (cusparseStatus_t (*)(cusparseHandle_t handle, const void *alpha, cusparseConstSpVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 402);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_axpby)(handle, alpha, vecX, beta, vecY);
     cubind_status = cubind_fn(handle, alpha, vecX, beta, vecY);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13722,7 +13722,7 @@ static inline cusparseStatus_t cubind_cusparse_gather_inline(cusparseHandle_t ha
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseConstDnVecDescr_t vecY, cusparseSpVecDescr_t vecX) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseConstDnVecDescr_t vecY, cusparseSpVecDescr_t vecX))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 403);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_gather)(handle, vecY, vecX);
     cubind_status = cubind_fn(handle, vecY, vecX);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13735,7 +13735,7 @@ static inline cusparseStatus_t cubind_cusparse_scatter_inline(cusparseHandle_t h
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseConstSpVecDescr_t vecX, cusparseDnVecDescr_t vecY) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseConstSpVecDescr_t vecX, cusparseDnVecDescr_t vecY))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 404);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_scatter)(handle, vecX, vecY);
     cubind_status = cubind_fn(handle, vecX, vecY);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13749,7 +13749,7 @@ static inline cusparseStatus_t cubind_cusparse_rot_inline(cusparseHandle_t handl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, const void *c_coeff, const void *s_coeff, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY) = (cusparseStatus_t (*)(cusparseHandle_t handle, const void *c_coeff, const void *s_coeff, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 405);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_rot)(handle, c_coeff, s_coeff, vecX, vecY);
     cubind_status = cubind_fn(handle, c_coeff, s_coeff, vecX, vecY);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13765,7 +13765,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_vv_buffer_size_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, const void *result, cudaDataType computeType, size_t *bufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, const void *result, cudaDataType computeType, size_t *bufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 406);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_vv_buffer_size)(handle, opX, vecX, vecY, result, computeType, bufferSize);
     cubind_status = cubind_fn(handle, opX, vecX, vecY, result, computeType, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13781,7 +13781,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_vv_inline(cusparseHandle_t han
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, void *result, cudaDataType computeType, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, void *result, cudaDataType computeType, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 407);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_vv)(handle, opX, vecX, vecY, result, computeType, externalBuffer);
     cubind_status = cubind_fn(handle, opX, vecX, vecY, result, computeType, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13796,7 +13796,7 @@ static inline cusparseStatus_t cubind_cusparse_sparse_to_dense_buffer_size_inlin
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, size_t *bufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, size_t *bufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 408);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sparse_to_dense_buffer_size)(handle, matA, matB, alg, bufferSize);
     cubind_status = cubind_fn(handle, matA, matB, alg, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13809,7 +13809,7 @@ static inline cusparseStatus_t cubind_cusparse_sparse_to_dense_inline(cusparseHa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 409);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sparse_to_dense)(handle, matA, matB, alg, externalBuffer);
     cubind_status = cubind_fn(handle, matA, matB, alg, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13822,7 +13822,7 @@ static inline cusparseStatus_t cubind_cusparse_dense_to_sparse_buffer_size_inlin
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 410);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dense_to_sparse_buffer_size)(handle, matA, matB, alg, bufferSize);
     cubind_status = cubind_fn(handle, matA, matB, alg, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13835,7 +13835,7 @@ static inline cusparseStatus_t cubind_cusparse_dense_to_sparse_analysis_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 411);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dense_to_sparse_analysis)(handle, matA, matB, alg, externalBuffer);
     cubind_status = cubind_fn(handle, matA, matB, alg, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13848,7 +13848,7 @@ static inline cusparseStatus_t cubind_cusparse_dense_to_sparse_convert_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 412);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_dense_to_sparse_convert)(handle, matA, matB, alg, externalBuffer);
     cubind_status = cubind_fn(handle, matA, matB, alg, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13861,7 +13861,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mv_inline(cusparseHandle_t han
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 413);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mv)(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13874,7 +13874,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mv_buffer_size_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 414);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mv_buffer_size)(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13887,7 +13887,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mv_preprocess_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 415);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mv_preprocess)(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13900,7 +13900,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sv_create_descr_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpSVDescr_t *descr) = (cusparseStatus_t (*)(cusparseSpSVDescr_t *descr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 416);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sv_create_descr)(descr);
     cubind_status = cubind_fn(descr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13913,7 +13913,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sv_destroy_descr_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpSVDescr_t descr) = (cusparseStatus_t (*)(cusparseSpSVDescr_t descr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 417);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sv_destroy_descr)(descr);
     cubind_status = cubind_fn(descr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13926,7 +13926,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sv_buffer_size_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 418);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sv_buffer_size)(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13939,7 +13939,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sv_analysis_inline(cusparseHan
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 419);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sv_analysis)(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13952,7 +13952,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sv_solve_inline(cusparseHandle
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 420);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sv_solve)(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
     cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13965,7 +13965,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sv_update_matrix_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseSpSVDescr_t spsvDescr, void *newValues, cusparseSpSVUpdate_t updatePart) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseSpSVDescr_t spsvDescr, void *newValues, cusparseSpSVUpdate_t updatePart))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 421);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sv_update_matrix)(handle, spsvDescr, newValues, updatePart);
     cubind_status = cubind_fn(handle, spsvDescr, newValues, updatePart);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13978,7 +13978,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sm_create_descr_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpSMDescr_t *descr) = (cusparseStatus_t (*)(cusparseSpSMDescr_t *descr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 422);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sm_create_descr)(descr);
     cubind_status = cubind_fn(descr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -13991,7 +13991,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sm_destroy_descr_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpSMDescr_t descr) = (cusparseStatus_t (*)(cusparseSpSMDescr_t descr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 423);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sm_destroy_descr)(descr);
     cubind_status = cubind_fn(descr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14004,7 +14004,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sm_buffer_size_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, size_t *bufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, size_t *bufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 424);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sm_buffer_size)(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14017,7 +14017,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sm_analysis_inline(cusparseHan
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 425);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sm_analysis)(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14030,7 +14030,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sm_solve_inline(cusparseHandle
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 426);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sm_solve)(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14043,7 +14043,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_sm_update_matrix_inline(cuspar
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseSpSMDescr_t spsmDescr, void *newValues, cusparseSpSMUpdate_t updatePart) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseSpSMDescr_t spsmDescr, void *newValues, cusparseSpSMUpdate_t updatePart))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 427);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_sm_update_matrix)(handle, spsmDescr, newValues, updatePart);
     cubind_status = cubind_fn(handle, spsmDescr, newValues, updatePart);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14056,7 +14056,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mm_buffer_size_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, size_t *bufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, size_t *bufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 428);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mm_buffer_size)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14069,7 +14069,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mm_preprocess_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 429);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mm_preprocess)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14082,7 +14082,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mm_inline(cusparseHandle_t han
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 430);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mm)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14095,7 +14095,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_gemm_create_descr_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpGEMMDescr_t *descr) = (cusparseStatus_t (*)(cusparseSpGEMMDescr_t *descr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 431);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_gemm_create_descr)(descr);
     cubind_status = cubind_fn(descr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14108,7 +14108,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_gemm_destroy_descr_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpGEMMDescr_t descr) = (cusparseStatus_t (*)(cusparseSpGEMMDescr_t descr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 432);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_gemm_destroy_descr)(descr);
     cubind_status = cubind_fn(descr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14121,7 +14121,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_gemm_work_estimation_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 433);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_gemm_work_estimation)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14134,7 +14134,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_gemm_get_num_products_inline(c
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpGEMMDescr_t spgemmDescr, int64_t *num_prods) = (cusparseStatus_t (*)(cusparseSpGEMMDescr_t spgemmDescr, int64_t *num_prods))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 434);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_gemm_get_num_products)(spgemmDescr, num_prods);
     cubind_status = cubind_fn(spgemmDescr, num_prods);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14147,7 +14147,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_gemm_estimate_memory_inline(cu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, float chunk_fraction, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize2) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, float chunk_fraction, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize2))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 435);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_gemm_estimate_memory)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14160,7 +14160,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_gemm_compute_inline(cusparseHa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 436);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_gemm_compute)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14173,7 +14173,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_gemm_copy_inline(cusparseHandl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 437);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_gemm_copy)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14186,7 +14186,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_gemm_reuse_work_estimation_inl
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 438);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_gemm_reuse_work_estimation)(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
     cubind_status = cubind_fn(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14199,7 +14199,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_gemm_reuse_nnz_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize4, void *externalBuffer4) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize4, void *externalBuffer4))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 439);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_gemm_reuse_nnz)(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
     cubind_status = cubind_fn(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14212,7 +14212,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_gemm_reuse_copy_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize5, void *externalBuffer5) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize5, void *externalBuffer5))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 440);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_gemm_reuse_copy)(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
     cubind_status = cubind_fn(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14225,7 +14225,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_gemm_reuse_compute_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 441);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_gemm_reuse_compute)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14238,7 +14238,7 @@ static inline cusparseStatus_t cubind_cusparse_sddmm_buffer_size_inline(cusparse
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, size_t *bufferSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, size_t *bufferSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 442);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sddmm_buffer_size)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14251,7 +14251,7 @@ static inline cusparseStatus_t cubind_cusparse_sddmm_preprocess_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 443);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sddmm_preprocess)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14264,7 +14264,7 @@ static inline cusparseStatus_t cubind_cusparse_sddmm_inline(cusparseHandle_t han
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 444);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sddmm)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14277,7 +14277,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mm_op_create_plan_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, cusparseSpMMOpPlan_t *plan, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMOpAlg_t alg, const void *addOperationNvvmBuffer, size_t addOperationBufferSize, const void *mulOperationNvvmBuffer, size_t mulOperationBufferSize, const void *epilogueNvvmBuffer, size_t epilogueBufferSize, size_t *SpMMWorkspaceSize) = (cusparseStatus_t (*)(cusparseHandle_t handle, cusparseSpMMOpPlan_t *plan, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMOpAlg_t alg, const void *addOperationNvvmBuffer, size_t addOperationBufferSize, const void *mulOperationNvvmBuffer, size_t mulOperationBufferSize, const void *epilogueNvvmBuffer, size_t epilogueBufferSize, size_t *SpMMWorkspaceSize))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 445);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mm_op_create_plan)(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
     cubind_status = cubind_fn(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14290,7 +14290,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mm_op_inline(cusparseSpMMOpPla
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMMOpPlan_t plan, void *externalBuffer) = (cusparseStatus_t (*)(cusparseSpMMOpPlan_t plan, void *externalBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 446);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mm_op)(plan, externalBuffer);
     cubind_status = cubind_fn(plan, externalBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14303,7 +14303,7 @@ static inline cusparseStatus_t cubind_cusparse_sp_mm_op_destroy_plan_inline(cusp
 {
     cusparseStatus_t (*cubind_fn)(cusparseSpMMOpPlan_t plan) = (cusparseStatus_t (*)(cusparseSpMMOpPlan_t plan))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 447);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_sp_mm_op_destroy_plan)(plan);
     cubind_status = cubind_fn(plan);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14317,7 +14317,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_buffer_size_ext_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 448);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_dense2csr_buffer_size_ext)(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14333,7 +14333,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_nnz_inline(cuspa
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 449);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_dense2csr_nnz)(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14349,7 +14349,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_inline(cusparseH
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 450);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_dense2csr)(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14365,7 +14365,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_buffer_size_ext_in
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 451);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_csr2csr_buffer_size_ext)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14381,7 +14381,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_nnz_inline(cuspars
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 452);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_csr2csr_nnz)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14397,7 +14397,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_inline(cusparseHan
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const __half *threshold, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 453);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_csr2csr)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14413,7 +14413,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_by_percentage_bu
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 454);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext)(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14429,7 +14429,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_nnz_by_percentag
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 455);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_dense2csr_nnz_by_percentage)(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14445,7 +14445,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_dense2csr_by_percentage_in
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, const __half *A, int lda, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 456);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_dense2csr_by_percentage)(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14461,7 +14461,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_by_percentage_buff
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const __half *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 457);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14477,7 +14477,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_nnz_by_percentage_
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 458);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_csr2csr_nnz_by_percentage)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))
@@ -14493,7 +14493,7 @@ static inline cusparseStatus_t cubind_cusparse_hprune_csr2csr_by_percentage_inli
 {
     cusparseStatus_t (*cubind_fn)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer) = (cusparseStatus_t (*)(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const __half *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, __half *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer))CUBIND_SLOT_LOAD(cubind_cusparse_slots_76d8d0bc7154, 459);
     cusparseStatus_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_cusparse_hprune_csr2csr_by_percentage)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUSPARSE_STATUS_SUCCESS))

@@ -4966,7 +4966,7 @@ static inline CUresult cubind_driver_get_error_string_inline(CUresult error, con
 {
     CUresult (*cubind_fn)(CUresult error, const char **pStr) = (CUresult (*)(CUresult error, const char **pStr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 0);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_get_error_string)(error, pStr);
     cubind_status = cubind_fn(error, pStr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -4979,7 +4979,7 @@ static inline CUresult cubind_driver_get_error_name_inline(CUresult error, const
 {
     CUresult (*cubind_fn)(CUresult error, const char **pStr) = (CUresult (*)(CUresult error, const char **pStr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 1);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_get_error_name)(error, pStr);
     cubind_status = cubind_fn(error, pStr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -4992,7 +4992,7 @@ static inline CUresult cubind_driver_init_inline(unsigned int Flags)
 {
     CUresult (*cubind_fn)(unsigned int Flags) = (CUresult (*)(unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 2);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_init)(Flags);
     cubind_status = cubind_fn(Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5005,7 +5005,7 @@ static inline CUresult cubind_driver_driver_get_version_inline(int *driverVersio
 {
     CUresult (*cubind_fn)(int *driverVersion) = (CUresult (*)(int *driverVersion))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 3);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_driver_get_version)(driverVersion);
     cubind_status = cubind_fn(driverVersion);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5018,7 +5018,7 @@ static inline CUresult cubind_driver_device_get_inline(CUdevice *device, int ord
 {
     CUresult (*cubind_fn)(CUdevice *device, int ordinal) = (CUresult (*)(CUdevice *device, int ordinal))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 4);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get)(device, ordinal);
     cubind_status = cubind_fn(device, ordinal);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5031,7 +5031,7 @@ static inline CUresult cubind_driver_device_get_count_inline(int *count)
 {
     CUresult (*cubind_fn)(int *count) = (CUresult (*)(int *count))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 5);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_count)(count);
     cubind_status = cubind_fn(count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5044,7 +5044,7 @@ static inline CUresult cubind_driver_device_get_name_inline(char *name, int len,
 {
     CUresult (*cubind_fn)(char *name, int len, CUdevice dev) = (CUresult (*)(char *name, int len, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 6);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_name)(name, len, dev);
     cubind_status = cubind_fn(name, len, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5057,7 +5057,7 @@ static inline CUresult cubind_driver_device_get_uuid_inline(CUuuid *uuid, CUdevi
 {
     CUresult (*cubind_fn)(CUuuid *uuid, CUdevice dev) = (CUresult (*)(CUuuid *uuid, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 7);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_uuid)(uuid, dev);
     cubind_status = cubind_fn(uuid, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5070,7 +5070,7 @@ static inline CUresult cubind_driver_device_get_luid_inline(char *luid, unsigned
 {
     CUresult (*cubind_fn)(char *luid, unsigned int *deviceNodeMask, CUdevice dev) = (CUresult (*)(char *luid, unsigned int *deviceNodeMask, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 8);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_luid)(luid, deviceNodeMask, dev);
     cubind_status = cubind_fn(luid, deviceNodeMask, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5083,7 +5083,7 @@ static inline CUresult cubind_driver_device_total_mem_inline(size_t *bytes, CUde
 {
     CUresult (*cubind_fn)(size_t *bytes, CUdevice dev) = (CUresult (*)(size_t *bytes, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 9);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_total_mem)(bytes, dev);
     cubind_status = cubind_fn(bytes, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5096,7 +5096,7 @@ static inline CUresult cubind_driver_device_get_texture1_d_linear_max_width_inli
 {
     CUresult (*cubind_fn)(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev) = (CUresult (*)(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 10);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_texture1_d_linear_max_width)(maxWidthInElements, format, numChannels, dev);
     cubind_status = cubind_fn(maxWidthInElements, format, numChannels, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5109,7 +5109,7 @@ static inline CUresult cubind_driver_device_get_attribute_inline(int *pi, CUdevi
 {
     CUresult (*cubind_fn)(int *pi, CUdevice_attribute attrib, CUdevice dev) = (CUresult (*)(int *pi, CUdevice_attribute attrib, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 11);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_attribute)(pi, attrib, dev);
     cubind_status = cubind_fn(pi, attrib, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5122,7 +5122,7 @@ static inline CUresult cubind_driver_device_get_host_atomic_capabilities_inline(
 {
     CUresult (*cubind_fn)(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev) = (CUresult (*)(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 12);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_host_atomic_capabilities)(capabilities, operations, count, dev);
     cubind_status = cubind_fn(capabilities, operations, count, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5135,7 +5135,7 @@ static inline CUresult cubind_driver_device_get_nv_sci_sync_attributes_inline(vo
 {
     CUresult (*cubind_fn)(void *nvSciSyncAttrList, CUdevice dev, int flags) = (CUresult (*)(void *nvSciSyncAttrList, CUdevice dev, int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 13);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_nv_sci_sync_attributes)(nvSciSyncAttrList, dev, flags);
     cubind_status = cubind_fn(nvSciSyncAttrList, dev, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5148,7 +5148,7 @@ static inline CUresult cubind_driver_device_set_mem_pool_inline(CUdevice dev, CU
 {
     CUresult (*cubind_fn)(CUdevice dev, CUmemoryPool pool) = (CUresult (*)(CUdevice dev, CUmemoryPool pool))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 14);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_set_mem_pool)(dev, pool);
     cubind_status = cubind_fn(dev, pool);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5161,7 +5161,7 @@ static inline CUresult cubind_driver_device_get_mem_pool_inline(CUmemoryPool *po
 {
     CUresult (*cubind_fn)(CUmemoryPool *pool, CUdevice dev) = (CUresult (*)(CUmemoryPool *pool, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 15);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_mem_pool)(pool, dev);
     cubind_status = cubind_fn(pool, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5174,7 +5174,7 @@ static inline CUresult cubind_driver_device_get_default_mem_pool_inline(CUmemory
 {
     CUresult (*cubind_fn)(CUmemoryPool *pool_out, CUdevice dev) = (CUresult (*)(CUmemoryPool *pool_out, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 16);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_default_mem_pool)(pool_out, dev);
     cubind_status = cubind_fn(pool_out, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5187,7 +5187,7 @@ static inline CUresult cubind_driver_device_get_exec_affinity_support_inline(int
 {
     CUresult (*cubind_fn)(int *pi, CUexecAffinityType type, CUdevice dev) = (CUresult (*)(int *pi, CUexecAffinityType type, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 17);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_exec_affinity_support)(pi, type, dev);
     cubind_status = cubind_fn(pi, type, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5200,7 +5200,7 @@ static inline CUresult cubind_driver_flush_gpu_direct_rdma_writes_inline(CUflush
 {
     CUresult (*cubind_fn)(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope) = (CUresult (*)(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 18);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_flush_gpu_direct_rdma_writes)(target, scope);
     cubind_status = cubind_fn(target, scope);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5214,7 +5214,7 @@ static inline CUresult cubind_driver_device_get_properties_inline(CUdevprop *pro
 {
     CUresult (*cubind_fn)(CUdevprop *prop, CUdevice dev) = (CUresult (*)(CUdevprop *prop, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 19);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_properties)(prop, dev);
     cubind_status = cubind_fn(prop, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5230,7 +5230,7 @@ static inline CUresult cubind_driver_device_compute_capability_inline(int *major
 {
     CUresult (*cubind_fn)(int *major, int *minor, CUdevice dev) = (CUresult (*)(int *major, int *minor, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 20);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_compute_capability)(major, minor, dev);
     cubind_status = cubind_fn(major, minor, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5245,7 +5245,7 @@ static inline CUresult cubind_driver_device_primary_ctx_retain_inline(CUcontext 
 {
     CUresult (*cubind_fn)(CUcontext *pctx, CUdevice dev) = (CUresult (*)(CUcontext *pctx, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 21);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_primary_ctx_retain)(pctx, dev);
     cubind_status = cubind_fn(pctx, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5258,7 +5258,7 @@ static inline CUresult cubind_driver_device_primary_ctx_release_inline(CUdevice 
 {
     CUresult (*cubind_fn)(CUdevice dev) = (CUresult (*)(CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 22);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_primary_ctx_release)(dev);
     cubind_status = cubind_fn(dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5271,7 +5271,7 @@ static inline CUresult cubind_driver_device_primary_ctx_set_flags_inline(CUdevic
 {
     CUresult (*cubind_fn)(CUdevice dev, unsigned int flags) = (CUresult (*)(CUdevice dev, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 23);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_primary_ctx_set_flags)(dev, flags);
     cubind_status = cubind_fn(dev, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5284,7 +5284,7 @@ static inline CUresult cubind_driver_device_primary_ctx_get_state_inline(CUdevic
 {
     CUresult (*cubind_fn)(CUdevice dev, unsigned int *flags, int *active) = (CUresult (*)(CUdevice dev, unsigned int *flags, int *active))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 24);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_primary_ctx_get_state)(dev, flags, active);
     cubind_status = cubind_fn(dev, flags, active);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5297,7 +5297,7 @@ static inline CUresult cubind_driver_device_primary_ctx_reset_inline(CUdevice de
 {
     CUresult (*cubind_fn)(CUdevice dev) = (CUresult (*)(CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 25);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_primary_ctx_reset)(dev);
     cubind_status = cubind_fn(dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5310,7 +5310,7 @@ static inline CUresult cubind_driver_ctx_create_inline(CUcontext *pctx, CUctxCre
 {
     CUresult (*cubind_fn)(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev) = (CUresult (*)(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 26);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_create)(pctx, ctxCreateParams, flags, dev);
     cubind_status = cubind_fn(pctx, ctxCreateParams, flags, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5323,7 +5323,7 @@ static inline CUresult cubind_driver_ctx_destroy_inline(CUcontext ctx)
 {
     CUresult (*cubind_fn)(CUcontext ctx) = (CUresult (*)(CUcontext ctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 27);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_destroy)(ctx);
     cubind_status = cubind_fn(ctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5336,7 +5336,7 @@ static inline CUresult cubind_driver_ctx_push_current_inline(CUcontext ctx)
 {
     CUresult (*cubind_fn)(CUcontext ctx) = (CUresult (*)(CUcontext ctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 28);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_push_current)(ctx);
     cubind_status = cubind_fn(ctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5349,7 +5349,7 @@ static inline CUresult cubind_driver_ctx_pop_current_inline(CUcontext *pctx)
 {
     CUresult (*cubind_fn)(CUcontext *pctx) = (CUresult (*)(CUcontext *pctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 29);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_pop_current)(pctx);
     cubind_status = cubind_fn(pctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5362,7 +5362,7 @@ static inline CUresult cubind_driver_ctx_set_current_inline(CUcontext ctx)
 {
     CUresult (*cubind_fn)(CUcontext ctx) = (CUresult (*)(CUcontext ctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 30);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_set_current)(ctx);
     cubind_status = cubind_fn(ctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5375,7 +5375,7 @@ static inline CUresult cubind_driver_ctx_get_current_inline(CUcontext *pctx)
 {
     CUresult (*cubind_fn)(CUcontext *pctx) = (CUresult (*)(CUcontext *pctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 31);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_current)(pctx);
     cubind_status = cubind_fn(pctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5388,7 +5388,7 @@ static inline CUresult cubind_driver_ctx_get_device_inline(CUdevice *device)
 {
     CUresult (*cubind_fn)(CUdevice *device) = (CUresult (*)(CUdevice *device))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 32);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_device)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5401,7 +5401,7 @@ static inline CUresult cubind_driver_ctx_get_device_v2_inline(CUdevice *device, 
 {
     CUresult (*cubind_fn)(CUdevice *device, CUcontext ctx) = (CUresult (*)(CUdevice *device, CUcontext ctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 33);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_device_v2)(device, ctx);
     cubind_status = cubind_fn(device, ctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5414,7 +5414,7 @@ static inline CUresult cubind_driver_ctx_get_flags_inline(unsigned int *flags)
 {
     CUresult (*cubind_fn)(unsigned int *flags) = (CUresult (*)(unsigned int *flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 34);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_flags)(flags);
     cubind_status = cubind_fn(flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5427,7 +5427,7 @@ static inline CUresult cubind_driver_ctx_set_flags_inline(unsigned int flags)
 {
     CUresult (*cubind_fn)(unsigned int flags) = (CUresult (*)(unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 35);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_set_flags)(flags);
     cubind_status = cubind_fn(flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5440,7 +5440,7 @@ static inline CUresult cubind_driver_ctx_get_id_inline(CUcontext ctx, unsigned l
 {
     CUresult (*cubind_fn)(CUcontext ctx, unsigned long long *ctxId) = (CUresult (*)(CUcontext ctx, unsigned long long *ctxId))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 36);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_id)(ctx, ctxId);
     cubind_status = cubind_fn(ctx, ctxId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5453,7 +5453,7 @@ static inline CUresult cubind_driver_ctx_synchronize_inline(void)
 {
     CUresult (*cubind_fn)(void) = (CUresult (*)(void))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 37);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_synchronize)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5466,7 +5466,7 @@ static inline CUresult cubind_driver_ctx_synchronize_v2_inline(CUcontext ctx)
 {
     CUresult (*cubind_fn)(CUcontext ctx) = (CUresult (*)(CUcontext ctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 38);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_synchronize_v2)(ctx);
     cubind_status = cubind_fn(ctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5479,7 +5479,7 @@ static inline CUresult cubind_driver_ctx_set_limit_inline(CUlimit limit, size_t 
 {
     CUresult (*cubind_fn)(CUlimit limit, size_t value) = (CUresult (*)(CUlimit limit, size_t value))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 39);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_set_limit)(limit, value);
     cubind_status = cubind_fn(limit, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5492,7 +5492,7 @@ static inline CUresult cubind_driver_ctx_get_limit_inline(size_t *pvalue, CUlimi
 {
     CUresult (*cubind_fn)(size_t *pvalue, CUlimit limit) = (CUresult (*)(size_t *pvalue, CUlimit limit))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 40);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_limit)(pvalue, limit);
     cubind_status = cubind_fn(pvalue, limit);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5505,7 +5505,7 @@ static inline CUresult cubind_driver_ctx_get_cache_config_inline(CUfunc_cache *p
 {
     CUresult (*cubind_fn)(CUfunc_cache *pconfig) = (CUresult (*)(CUfunc_cache *pconfig))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 41);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_cache_config)(pconfig);
     cubind_status = cubind_fn(pconfig);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5518,7 +5518,7 @@ static inline CUresult cubind_driver_ctx_set_cache_config_inline(CUfunc_cache co
 {
     CUresult (*cubind_fn)(CUfunc_cache config) = (CUresult (*)(CUfunc_cache config))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 42);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_set_cache_config)(config);
     cubind_status = cubind_fn(config);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5531,7 +5531,7 @@ static inline CUresult cubind_driver_ctx_get_api_version_inline(CUcontext ctx, u
 {
     CUresult (*cubind_fn)(CUcontext ctx, unsigned int *version) = (CUresult (*)(CUcontext ctx, unsigned int *version))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 43);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_api_version)(ctx, version);
     cubind_status = cubind_fn(ctx, version);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5544,7 +5544,7 @@ static inline CUresult cubind_driver_ctx_get_stream_priority_range_inline(int *l
 {
     CUresult (*cubind_fn)(int *leastPriority, int *greatestPriority) = (CUresult (*)(int *leastPriority, int *greatestPriority))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 44);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_stream_priority_range)(leastPriority, greatestPriority);
     cubind_status = cubind_fn(leastPriority, greatestPriority);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5557,7 +5557,7 @@ static inline CUresult cubind_driver_ctx_reset_persisting_l2cache_inline(void)
 {
     CUresult (*cubind_fn)(void) = (CUresult (*)(void))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 45);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_reset_persisting_l2cache)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5570,7 +5570,7 @@ static inline CUresult cubind_driver_ctx_get_exec_affinity_inline(CUexecAffinity
 {
     CUresult (*cubind_fn)(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type) = (CUresult (*)(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 46);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_exec_affinity)(pExecAffinity, type);
     cubind_status = cubind_fn(pExecAffinity, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5583,7 +5583,7 @@ static inline CUresult cubind_driver_ctx_record_event_inline(CUcontext hCtx, CUe
 {
     CUresult (*cubind_fn)(CUcontext hCtx, CUevent hEvent) = (CUresult (*)(CUcontext hCtx, CUevent hEvent))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 47);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_record_event)(hCtx, hEvent);
     cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5596,7 +5596,7 @@ static inline CUresult cubind_driver_ctx_wait_event_inline(CUcontext hCtx, CUeve
 {
     CUresult (*cubind_fn)(CUcontext hCtx, CUevent hEvent) = (CUresult (*)(CUcontext hCtx, CUevent hEvent))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 48);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_wait_event)(hCtx, hEvent);
     cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5610,7 +5610,7 @@ static inline CUresult cubind_driver_ctx_attach_inline(CUcontext *pctx, unsigned
 {
     CUresult (*cubind_fn)(CUcontext *pctx, unsigned int flags) = (CUresult (*)(CUcontext *pctx, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 49);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_attach)(pctx, flags);
     cubind_status = cubind_fn(pctx, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5626,7 +5626,7 @@ static inline CUresult cubind_driver_ctx_detach_inline(CUcontext ctx)
 {
     CUresult (*cubind_fn)(CUcontext ctx) = (CUresult (*)(CUcontext ctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 50);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_detach)(ctx);
     cubind_status = cubind_fn(ctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5642,7 +5642,7 @@ static inline CUresult cubind_driver_ctx_get_shared_mem_config_inline(CUsharedco
 {
     CUresult (*cubind_fn)(CUsharedconfig *pConfig) = (CUresult (*)(CUsharedconfig *pConfig))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 51);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_shared_mem_config)(pConfig);
     cubind_status = cubind_fn(pConfig);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5658,7 +5658,7 @@ static inline CUresult cubind_driver_ctx_set_shared_mem_config_inline(CUsharedco
 {
     CUresult (*cubind_fn)(CUsharedconfig config) = (CUresult (*)(CUsharedconfig config))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 52);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_set_shared_mem_config)(config);
     cubind_status = cubind_fn(config);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5673,7 +5673,7 @@ static inline CUresult cubind_driver_module_load_inline(CUmodule *module, const 
 {
     CUresult (*cubind_fn)(CUmodule *module, const char *fname) = (CUresult (*)(CUmodule *module, const char *fname))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 53);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_load)(module, fname);
     cubind_status = cubind_fn(module, fname);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5686,7 +5686,7 @@ static inline CUresult cubind_driver_module_load_data_inline(CUmodule *module, c
 {
     CUresult (*cubind_fn)(CUmodule *module, const void *image) = (CUresult (*)(CUmodule *module, const void *image))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 54);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_load_data)(module, image);
     cubind_status = cubind_fn(module, image);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5699,7 +5699,7 @@ static inline CUresult cubind_driver_module_load_data_ex_inline(CUmodule *module
 {
     CUresult (*cubind_fn)(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues) = (CUresult (*)(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 55);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_load_data_ex)(module, image, numOptions, options, optionValues);
     cubind_status = cubind_fn(module, image, numOptions, options, optionValues);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5712,7 +5712,7 @@ static inline CUresult cubind_driver_module_load_fat_binary_inline(CUmodule *mod
 {
     CUresult (*cubind_fn)(CUmodule *module, const void *fatCubin) = (CUresult (*)(CUmodule *module, const void *fatCubin))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 56);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_load_fat_binary)(module, fatCubin);
     cubind_status = cubind_fn(module, fatCubin);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5725,7 +5725,7 @@ static inline CUresult cubind_driver_module_unload_inline(CUmodule hmod)
 {
     CUresult (*cubind_fn)(CUmodule hmod) = (CUresult (*)(CUmodule hmod))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 57);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_unload)(hmod);
     cubind_status = cubind_fn(hmod);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5738,7 +5738,7 @@ static inline CUresult cubind_driver_module_get_loading_mode_inline(CUmoduleLoad
 {
     CUresult (*cubind_fn)(CUmoduleLoadingMode *mode) = (CUresult (*)(CUmoduleLoadingMode *mode))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 58);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_get_loading_mode)(mode);
     cubind_status = cubind_fn(mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5751,7 +5751,7 @@ static inline CUresult cubind_driver_module_get_function_inline(CUfunction *hfun
 {
     CUresult (*cubind_fn)(CUfunction *hfunc, CUmodule hmod, const char *name) = (CUresult (*)(CUfunction *hfunc, CUmodule hmod, const char *name))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 59);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_get_function)(hfunc, hmod, name);
     cubind_status = cubind_fn(hfunc, hmod, name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5764,7 +5764,7 @@ static inline CUresult cubind_driver_module_get_function_count_inline(unsigned i
 {
     CUresult (*cubind_fn)(unsigned int *count, CUmodule mod) = (CUresult (*)(unsigned int *count, CUmodule mod))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 60);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_get_function_count)(count, mod);
     cubind_status = cubind_fn(count, mod);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5777,7 +5777,7 @@ static inline CUresult cubind_driver_module_enumerate_functions_inline(CUfunctio
 {
     CUresult (*cubind_fn)(CUfunction *functions, unsigned int numFunctions, CUmodule mod) = (CUresult (*)(CUfunction *functions, unsigned int numFunctions, CUmodule mod))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 61);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_enumerate_functions)(functions, numFunctions, mod);
     cubind_status = cubind_fn(functions, numFunctions, mod);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5790,7 +5790,7 @@ static inline CUresult cubind_driver_module_get_global_inline(CUdeviceptr *dptr,
 {
     CUresult (*cubind_fn)(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name) = (CUresult (*)(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 62);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_get_global)(dptr, bytes, hmod, name);
     cubind_status = cubind_fn(dptr, bytes, hmod, name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5803,7 +5803,7 @@ static inline CUresult cubind_driver_link_create_inline(unsigned int numOptions,
 {
     CUresult (*cubind_fn)(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut) = (CUresult (*)(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 63);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_link_create)(numOptions, options, optionValues, stateOut);
     cubind_status = cubind_fn(numOptions, options, optionValues, stateOut);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5816,7 +5816,7 @@ static inline CUresult cubind_driver_link_add_data_inline(CUlinkState state, CUj
 {
     CUresult (*cubind_fn)(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues) = (CUresult (*)(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 64);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_link_add_data)(state, type, data, size, name, numOptions, options, optionValues);
     cubind_status = cubind_fn(state, type, data, size, name, numOptions, options, optionValues);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5829,7 +5829,7 @@ static inline CUresult cubind_driver_link_add_file_inline(CUlinkState state, CUj
 {
     CUresult (*cubind_fn)(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues) = (CUresult (*)(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 65);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_link_add_file)(state, type, path, numOptions, options, optionValues);
     cubind_status = cubind_fn(state, type, path, numOptions, options, optionValues);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5842,7 +5842,7 @@ static inline CUresult cubind_driver_link_complete_inline(CUlinkState state, voi
 {
     CUresult (*cubind_fn)(CUlinkState state, void **cubinOut, size_t *sizeOut) = (CUresult (*)(CUlinkState state, void **cubinOut, size_t *sizeOut))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 66);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_link_complete)(state, cubinOut, sizeOut);
     cubind_status = cubind_fn(state, cubinOut, sizeOut);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5855,7 +5855,7 @@ static inline CUresult cubind_driver_link_destroy_inline(CUlinkState state)
 {
     CUresult (*cubind_fn)(CUlinkState state) = (CUresult (*)(CUlinkState state))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 67);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_link_destroy)(state);
     cubind_status = cubind_fn(state);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5869,7 +5869,7 @@ static inline CUresult cubind_driver_module_get_tex_ref_inline(CUtexref *pTexRef
 {
     CUresult (*cubind_fn)(CUtexref *pTexRef, CUmodule hmod, const char *name) = (CUresult (*)(CUtexref *pTexRef, CUmodule hmod, const char *name))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 68);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_get_tex_ref)(pTexRef, hmod, name);
     cubind_status = cubind_fn(pTexRef, hmod, name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5885,7 +5885,7 @@ static inline CUresult cubind_driver_module_get_surf_ref_inline(CUsurfref *pSurf
 {
     CUresult (*cubind_fn)(CUsurfref *pSurfRef, CUmodule hmod, const char *name) = (CUresult (*)(CUsurfref *pSurfRef, CUmodule hmod, const char *name))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 69);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_module_get_surf_ref)(pSurfRef, hmod, name);
     cubind_status = cubind_fn(pSurfRef, hmod, name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5900,7 +5900,7 @@ static inline CUresult cubind_driver_library_load_data_inline(CUlibrary *library
 {
     CUresult (*cubind_fn)(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions) = (CUresult (*)(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 70);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_library_load_data)(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5913,7 +5913,7 @@ static inline CUresult cubind_driver_library_load_from_file_inline(CUlibrary *li
 {
     CUresult (*cubind_fn)(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions) = (CUresult (*)(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 71);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_library_load_from_file)(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5926,7 +5926,7 @@ static inline CUresult cubind_driver_library_unload_inline(CUlibrary library)
 {
     CUresult (*cubind_fn)(CUlibrary library) = (CUresult (*)(CUlibrary library))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 72);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_library_unload)(library);
     cubind_status = cubind_fn(library);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5939,7 +5939,7 @@ static inline CUresult cubind_driver_library_get_kernel_inline(CUkernel *pKernel
 {
     CUresult (*cubind_fn)(CUkernel *pKernel, CUlibrary library, const char *name) = (CUresult (*)(CUkernel *pKernel, CUlibrary library, const char *name))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 73);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_library_get_kernel)(pKernel, library, name);
     cubind_status = cubind_fn(pKernel, library, name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5952,7 +5952,7 @@ static inline CUresult cubind_driver_library_get_kernel_count_inline(unsigned in
 {
     CUresult (*cubind_fn)(unsigned int *count, CUlibrary lib) = (CUresult (*)(unsigned int *count, CUlibrary lib))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 74);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_library_get_kernel_count)(count, lib);
     cubind_status = cubind_fn(count, lib);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5965,7 +5965,7 @@ static inline CUresult cubind_driver_library_enumerate_kernels_inline(CUkernel *
 {
     CUresult (*cubind_fn)(CUkernel *kernels, unsigned int numKernels, CUlibrary lib) = (CUresult (*)(CUkernel *kernels, unsigned int numKernels, CUlibrary lib))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 75);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_library_enumerate_kernels)(kernels, numKernels, lib);
     cubind_status = cubind_fn(kernels, numKernels, lib);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5978,7 +5978,7 @@ static inline CUresult cubind_driver_library_get_module_inline(CUmodule *pMod, C
 {
     CUresult (*cubind_fn)(CUmodule *pMod, CUlibrary library) = (CUresult (*)(CUmodule *pMod, CUlibrary library))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 76);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_library_get_module)(pMod, library);
     cubind_status = cubind_fn(pMod, library);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -5991,7 +5991,7 @@ static inline CUresult cubind_driver_kernel_get_function_inline(CUfunction *pFun
 {
     CUresult (*cubind_fn)(CUfunction *pFunc, CUkernel kernel) = (CUresult (*)(CUfunction *pFunc, CUkernel kernel))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 77);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_kernel_get_function)(pFunc, kernel);
     cubind_status = cubind_fn(pFunc, kernel);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6004,7 +6004,7 @@ static inline CUresult cubind_driver_kernel_get_library_inline(CUlibrary *pLib, 
 {
     CUresult (*cubind_fn)(CUlibrary *pLib, CUkernel kernel) = (CUresult (*)(CUlibrary *pLib, CUkernel kernel))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 78);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_kernel_get_library)(pLib, kernel);
     cubind_status = cubind_fn(pLib, kernel);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6017,7 +6017,7 @@ static inline CUresult cubind_driver_library_get_global_inline(CUdeviceptr *dptr
 {
     CUresult (*cubind_fn)(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name) = (CUresult (*)(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 79);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_library_get_global)(dptr, bytes, library, name);
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6030,7 +6030,7 @@ static inline CUresult cubind_driver_library_get_managed_inline(CUdeviceptr *dpt
 {
     CUresult (*cubind_fn)(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name) = (CUresult (*)(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 80);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_library_get_managed)(dptr, bytes, library, name);
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6043,7 +6043,7 @@ static inline CUresult cubind_driver_library_get_unified_function_inline(void **
 {
     CUresult (*cubind_fn)(void **fptr, CUlibrary library, const char *symbol) = (CUresult (*)(void **fptr, CUlibrary library, const char *symbol))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 81);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_library_get_unified_function)(fptr, library, symbol);
     cubind_status = cubind_fn(fptr, library, symbol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6056,7 +6056,7 @@ static inline CUresult cubind_driver_kernel_get_attribute_inline(int *pi, CUfunc
 {
     CUresult (*cubind_fn)(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) = (CUresult (*)(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 82);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_kernel_get_attribute)(pi, attrib, kernel, dev);
     cubind_status = cubind_fn(pi, attrib, kernel, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6069,7 +6069,7 @@ static inline CUresult cubind_driver_kernel_set_attribute_inline(CUfunction_attr
 {
     CUresult (*cubind_fn)(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) = (CUresult (*)(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 83);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_kernel_set_attribute)(attrib, val, kernel, dev);
     cubind_status = cubind_fn(attrib, val, kernel, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6082,7 +6082,7 @@ static inline CUresult cubind_driver_kernel_set_cache_config_inline(CUkernel ker
 {
     CUresult (*cubind_fn)(CUkernel kernel, CUfunc_cache config, CUdevice dev) = (CUresult (*)(CUkernel kernel, CUfunc_cache config, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 84);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_kernel_set_cache_config)(kernel, config, dev);
     cubind_status = cubind_fn(kernel, config, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6095,7 +6095,7 @@ static inline CUresult cubind_driver_kernel_get_name_inline(const char **name, C
 {
     CUresult (*cubind_fn)(const char **name, CUkernel hfunc) = (CUresult (*)(const char **name, CUkernel hfunc))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 85);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_kernel_get_name)(name, hfunc);
     cubind_status = cubind_fn(name, hfunc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6108,7 +6108,7 @@ static inline CUresult cubind_driver_kernel_get_param_info_inline(CUkernel kerne
 {
     CUresult (*cubind_fn)(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize) = (CUresult (*)(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 86);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_kernel_get_param_info)(kernel, paramIndex, paramOffset, paramSize);
     cubind_status = cubind_fn(kernel, paramIndex, paramOffset, paramSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6121,7 +6121,7 @@ static inline CUresult cubind_driver_mem_get_info_inline(size_t *free, size_t *t
 {
     CUresult (*cubind_fn)(size_t *free, size_t *total) = (CUresult (*)(size_t *free, size_t *total))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 87);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_get_info)(free, total);
     cubind_status = cubind_fn(free, total);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6134,7 +6134,7 @@ static inline CUresult cubind_driver_mem_alloc_inline(CUdeviceptr *dptr, size_t 
 {
     CUresult (*cubind_fn)(CUdeviceptr *dptr, size_t bytesize) = (CUresult (*)(CUdeviceptr *dptr, size_t bytesize))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 88);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_alloc)(dptr, bytesize);
     cubind_status = cubind_fn(dptr, bytesize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6147,7 +6147,7 @@ static inline CUresult cubind_driver_mem_alloc_pitch_inline(CUdeviceptr *dptr, s
 {
     CUresult (*cubind_fn)(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes) = (CUresult (*)(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 89);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_alloc_pitch)(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     cubind_status = cubind_fn(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6160,7 +6160,7 @@ static inline CUresult cubind_driver_mem_free_inline(CUdeviceptr dptr)
 {
     CUresult (*cubind_fn)(CUdeviceptr dptr) = (CUresult (*)(CUdeviceptr dptr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 90);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_free)(dptr);
     cubind_status = cubind_fn(dptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6173,7 +6173,7 @@ static inline CUresult cubind_driver_mem_get_address_range_inline(CUdeviceptr *p
 {
     CUresult (*cubind_fn)(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr) = (CUresult (*)(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 91);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_get_address_range)(pbase, psize, dptr);
     cubind_status = cubind_fn(pbase, psize, dptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6186,7 +6186,7 @@ static inline CUresult cubind_driver_mem_alloc_host_inline(void **pp, size_t byt
 {
     CUresult (*cubind_fn)(void **pp, size_t bytesize) = (CUresult (*)(void **pp, size_t bytesize))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 92);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_alloc_host)(pp, bytesize);
     cubind_status = cubind_fn(pp, bytesize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6199,7 +6199,7 @@ static inline CUresult cubind_driver_mem_free_host_inline(void *p)
 {
     CUresult (*cubind_fn)(void *p) = (CUresult (*)(void *p))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 93);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_free_host)(p);
     cubind_status = cubind_fn(p);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6212,7 +6212,7 @@ static inline CUresult cubind_driver_mem_host_alloc_inline(void **pp, size_t byt
 {
     CUresult (*cubind_fn)(void **pp, size_t bytesize, unsigned int Flags) = (CUresult (*)(void **pp, size_t bytesize, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 94);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_host_alloc)(pp, bytesize, Flags);
     cubind_status = cubind_fn(pp, bytesize, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6225,7 +6225,7 @@ static inline CUresult cubind_driver_mem_host_get_device_pointer_inline(CUdevice
 {
     CUresult (*cubind_fn)(CUdeviceptr *pdptr, void *p, unsigned int Flags) = (CUresult (*)(CUdeviceptr *pdptr, void *p, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 95);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_host_get_device_pointer)(pdptr, p, Flags);
     cubind_status = cubind_fn(pdptr, p, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6238,7 +6238,7 @@ static inline CUresult cubind_driver_mem_host_get_flags_inline(unsigned int *pFl
 {
     CUresult (*cubind_fn)(unsigned int *pFlags, void *p) = (CUresult (*)(unsigned int *pFlags, void *p))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 96);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_host_get_flags)(pFlags, p);
     cubind_status = cubind_fn(pFlags, p);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6251,7 +6251,7 @@ static inline CUresult cubind_driver_mem_alloc_managed_inline(CUdeviceptr *dptr,
 {
     CUresult (*cubind_fn)(CUdeviceptr *dptr, size_t bytesize, unsigned int flags) = (CUresult (*)(CUdeviceptr *dptr, size_t bytesize, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 97);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_alloc_managed)(dptr, bytesize, flags);
     cubind_status = cubind_fn(dptr, bytesize, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6264,7 +6264,7 @@ static inline CUresult cubind_driver_device_register_async_notification_inline(C
 {
     CUresult (*cubind_fn)(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback) = (CUresult (*)(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 98);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_register_async_notification)(device, callbackFunc, userData, callback);
     cubind_status = cubind_fn(device, callbackFunc, userData, callback);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6277,7 +6277,7 @@ static inline CUresult cubind_driver_device_unregister_async_notification_inline
 {
     CUresult (*cubind_fn)(CUdevice device, CUasyncCallbackHandle callback) = (CUresult (*)(CUdevice device, CUasyncCallbackHandle callback))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 99);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_unregister_async_notification)(device, callback);
     cubind_status = cubind_fn(device, callback);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6290,7 +6290,7 @@ static inline CUresult cubind_driver_device_get_by_pci_bus_id_inline(CUdevice *d
 {
     CUresult (*cubind_fn)(CUdevice *dev, const char *pciBusId) = (CUresult (*)(CUdevice *dev, const char *pciBusId))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 100);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_by_pci_bus_id)(dev, pciBusId);
     cubind_status = cubind_fn(dev, pciBusId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6303,7 +6303,7 @@ static inline CUresult cubind_driver_device_get_pci_bus_id_inline(char *pciBusId
 {
     CUresult (*cubind_fn)(char *pciBusId, int len, CUdevice dev) = (CUresult (*)(char *pciBusId, int len, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 101);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_pci_bus_id)(pciBusId, len, dev);
     cubind_status = cubind_fn(pciBusId, len, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6316,7 +6316,7 @@ static inline CUresult cubind_driver_ipc_get_event_handle_inline(CUipcEventHandl
 {
     CUresult (*cubind_fn)(CUipcEventHandle *pHandle, CUevent event) = (CUresult (*)(CUipcEventHandle *pHandle, CUevent event))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 102);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ipc_get_event_handle)(pHandle, event);
     cubind_status = cubind_fn(pHandle, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6329,7 +6329,7 @@ static inline CUresult cubind_driver_ipc_open_event_handle_inline(CUevent *phEve
 {
     CUresult (*cubind_fn)(CUevent *phEvent, CUipcEventHandle handle) = (CUresult (*)(CUevent *phEvent, CUipcEventHandle handle))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 103);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ipc_open_event_handle)(phEvent, handle);
     cubind_status = cubind_fn(phEvent, handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6342,7 +6342,7 @@ static inline CUresult cubind_driver_ipc_get_mem_handle_inline(CUipcMemHandle *p
 {
     CUresult (*cubind_fn)(CUipcMemHandle *pHandle, CUdeviceptr dptr) = (CUresult (*)(CUipcMemHandle *pHandle, CUdeviceptr dptr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 104);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ipc_get_mem_handle)(pHandle, dptr);
     cubind_status = cubind_fn(pHandle, dptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6355,7 +6355,7 @@ static inline CUresult cubind_driver_ipc_open_mem_handle_inline(CUdeviceptr *pdp
 {
     CUresult (*cubind_fn)(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags) = (CUresult (*)(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 105);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ipc_open_mem_handle)(pdptr, handle, Flags);
     cubind_status = cubind_fn(pdptr, handle, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6368,7 +6368,7 @@ static inline CUresult cubind_driver_ipc_close_mem_handle_inline(CUdeviceptr dpt
 {
     CUresult (*cubind_fn)(CUdeviceptr dptr) = (CUresult (*)(CUdeviceptr dptr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 106);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ipc_close_mem_handle)(dptr);
     cubind_status = cubind_fn(dptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6381,7 +6381,7 @@ static inline CUresult cubind_driver_mem_host_register_inline(void *p, size_t by
 {
     CUresult (*cubind_fn)(void *p, size_t bytesize, unsigned int Flags) = (CUresult (*)(void *p, size_t bytesize, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 107);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_host_register)(p, bytesize, Flags);
     cubind_status = cubind_fn(p, bytesize, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6394,7 +6394,7 @@ static inline CUresult cubind_driver_mem_host_unregister_inline(void *p)
 {
     CUresult (*cubind_fn)(void *p) = (CUresult (*)(void *p))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 108);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_host_unregister)(p);
     cubind_status = cubind_fn(p);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6407,7 +6407,7 @@ static inline CUresult cubind_driver_memcpy_inline(CUdeviceptr dst, CUdeviceptr 
 {
     CUresult (*cubind_fn)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) = (CUresult (*)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 109);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy)(dst, src, ByteCount);
     cubind_status = cubind_fn(dst, src, ByteCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6420,7 +6420,7 @@ static inline CUresult cubind_driver_memcpy_peer_inline(CUdeviceptr dstDevice, C
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount) = (CUresult (*)(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 110);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_peer)(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     cubind_status = cubind_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6433,7 +6433,7 @@ static inline CUresult cubind_driver_memcpy_hto_d_inline(CUdeviceptr dstDevice, 
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount) = (CUresult (*)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 111);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_hto_d)(dstDevice, srcHost, ByteCount);
     cubind_status = cubind_fn(dstDevice, srcHost, ByteCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6446,7 +6446,7 @@ static inline CUresult cubind_driver_memcpy_dto_h_inline(void *dstHost, CUdevice
 {
     CUresult (*cubind_fn)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount) = (CUresult (*)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 112);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_dto_h)(dstHost, srcDevice, ByteCount);
     cubind_status = cubind_fn(dstHost, srcDevice, ByteCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6459,7 +6459,7 @@ static inline CUresult cubind_driver_memcpy_dto_d_inline(CUdeviceptr dstDevice, 
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) = (CUresult (*)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 113);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_dto_d)(dstDevice, srcDevice, ByteCount);
     cubind_status = cubind_fn(dstDevice, srcDevice, ByteCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6472,7 +6472,7 @@ static inline CUresult cubind_driver_memcpy_dto_a_inline(CUarray dstArray, size_
 {
     CUresult (*cubind_fn)(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount) = (CUresult (*)(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 114);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_dto_a)(dstArray, dstOffset, srcDevice, ByteCount);
     cubind_status = cubind_fn(dstArray, dstOffset, srcDevice, ByteCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6485,7 +6485,7 @@ static inline CUresult cubind_driver_memcpy_ato_d_inline(CUdeviceptr dstDevice, 
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount) = (CUresult (*)(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 115);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_ato_d)(dstDevice, srcArray, srcOffset, ByteCount);
     cubind_status = cubind_fn(dstDevice, srcArray, srcOffset, ByteCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6498,7 +6498,7 @@ static inline CUresult cubind_driver_memcpy_hto_a_inline(CUarray dstArray, size_
 {
     CUresult (*cubind_fn)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount) = (CUresult (*)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 116);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_hto_a)(dstArray, dstOffset, srcHost, ByteCount);
     cubind_status = cubind_fn(dstArray, dstOffset, srcHost, ByteCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6511,7 +6511,7 @@ static inline CUresult cubind_driver_memcpy_ato_h_inline(void *dstHost, CUarray 
 {
     CUresult (*cubind_fn)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount) = (CUresult (*)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 117);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_ato_h)(dstHost, srcArray, srcOffset, ByteCount);
     cubind_status = cubind_fn(dstHost, srcArray, srcOffset, ByteCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6524,7 +6524,7 @@ static inline CUresult cubind_driver_memcpy_ato_a_inline(CUarray dstArray, size_
 {
     CUresult (*cubind_fn)(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount) = (CUresult (*)(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 118);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_ato_a)(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     cubind_status = cubind_fn(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6537,7 +6537,7 @@ static inline CUresult cubind_driver_memcpy2_d_inline(const CUDA_MEMCPY2D *pCopy
 {
     CUresult (*cubind_fn)(const CUDA_MEMCPY2D *pCopy) = (CUresult (*)(const CUDA_MEMCPY2D *pCopy))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 119);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy2_d)(pCopy);
     cubind_status = cubind_fn(pCopy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6550,7 +6550,7 @@ static inline CUresult cubind_driver_memcpy2_d_unaligned_inline(const CUDA_MEMCP
 {
     CUresult (*cubind_fn)(const CUDA_MEMCPY2D *pCopy) = (CUresult (*)(const CUDA_MEMCPY2D *pCopy))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 120);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy2_d_unaligned)(pCopy);
     cubind_status = cubind_fn(pCopy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6563,7 +6563,7 @@ static inline CUresult cubind_driver_memcpy3_d_inline(const CUDA_MEMCPY3D *pCopy
 {
     CUresult (*cubind_fn)(const CUDA_MEMCPY3D *pCopy) = (CUresult (*)(const CUDA_MEMCPY3D *pCopy))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 121);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy3_d)(pCopy);
     cubind_status = cubind_fn(pCopy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6576,7 +6576,7 @@ static inline CUresult cubind_driver_memcpy3_d_peer_inline(const CUDA_MEMCPY3D_P
 {
     CUresult (*cubind_fn)(const CUDA_MEMCPY3D_PEER *pCopy) = (CUresult (*)(const CUDA_MEMCPY3D_PEER *pCopy))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 122);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy3_d_peer)(pCopy);
     cubind_status = cubind_fn(pCopy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6589,7 +6589,7 @@ static inline CUresult cubind_driver_memcpy_async_inline(CUdeviceptr dst, CUdevi
 {
     CUresult (*cubind_fn)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) = (CUresult (*)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 123);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_async)(dst, src, ByteCount, hStream);
     cubind_status = cubind_fn(dst, src, ByteCount, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6602,7 +6602,7 @@ static inline CUresult cubind_driver_memcpy_peer_async_inline(CUdeviceptr dstDev
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream) = (CUresult (*)(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 124);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_peer_async)(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     cubind_status = cubind_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6615,7 +6615,7 @@ static inline CUresult cubind_driver_memcpy_hto_d_async_inline(CUdeviceptr dstDe
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream) = (CUresult (*)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 125);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_hto_d_async)(dstDevice, srcHost, ByteCount, hStream);
     cubind_status = cubind_fn(dstDevice, srcHost, ByteCount, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6628,7 +6628,7 @@ static inline CUresult cubind_driver_memcpy_dto_h_async_inline(void *dstHost, CU
 {
     CUresult (*cubind_fn)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) = (CUresult (*)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 126);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_dto_h_async)(dstHost, srcDevice, ByteCount, hStream);
     cubind_status = cubind_fn(dstHost, srcDevice, ByteCount, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6641,7 +6641,7 @@ static inline CUresult cubind_driver_memcpy_dto_d_async_inline(CUdeviceptr dstDe
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) = (CUresult (*)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 127);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_dto_d_async)(dstDevice, srcDevice, ByteCount, hStream);
     cubind_status = cubind_fn(dstDevice, srcDevice, ByteCount, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6654,7 +6654,7 @@ static inline CUresult cubind_driver_memcpy_hto_a_async_inline(CUarray dstArray,
 {
     CUresult (*cubind_fn)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream) = (CUresult (*)(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 128);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_hto_a_async)(dstArray, dstOffset, srcHost, ByteCount, hStream);
     cubind_status = cubind_fn(dstArray, dstOffset, srcHost, ByteCount, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6667,7 +6667,7 @@ static inline CUresult cubind_driver_memcpy_ato_h_async_inline(void *dstHost, CU
 {
     CUresult (*cubind_fn)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream) = (CUresult (*)(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 129);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_ato_h_async)(dstHost, srcArray, srcOffset, ByteCount, hStream);
     cubind_status = cubind_fn(dstHost, srcArray, srcOffset, ByteCount, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6680,7 +6680,7 @@ static inline CUresult cubind_driver_memcpy2_d_async_inline(const CUDA_MEMCPY2D 
 {
     CUresult (*cubind_fn)(const CUDA_MEMCPY2D *pCopy, CUstream hStream) = (CUresult (*)(const CUDA_MEMCPY2D *pCopy, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 130);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy2_d_async)(pCopy, hStream);
     cubind_status = cubind_fn(pCopy, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6693,7 +6693,7 @@ static inline CUresult cubind_driver_memcpy3_d_async_inline(const CUDA_MEMCPY3D 
 {
     CUresult (*cubind_fn)(const CUDA_MEMCPY3D *pCopy, CUstream hStream) = (CUresult (*)(const CUDA_MEMCPY3D *pCopy, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 131);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy3_d_async)(pCopy, hStream);
     cubind_status = cubind_fn(pCopy, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6706,7 +6706,7 @@ static inline CUresult cubind_driver_memcpy3_d_peer_async_inline(const CUDA_MEMC
 {
     CUresult (*cubind_fn)(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream) = (CUresult (*)(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 132);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy3_d_peer_async)(pCopy, hStream);
     cubind_status = cubind_fn(pCopy, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6719,7 +6719,7 @@ static inline CUresult cubind_driver_memcpy_batch_async_inline(CUdeviceptr *dsts
 {
     CUresult (*cubind_fn)(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream) = (CUresult (*)(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 133);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy_batch_async)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
     cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6732,7 +6732,7 @@ static inline CUresult cubind_driver_memcpy3_d_batch_async_inline(size_t numOps,
 {
     CUresult (*cubind_fn)(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream) = (CUresult (*)(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 134);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memcpy3_d_batch_async)(numOps, opList, flags, hStream);
     cubind_status = cubind_fn(numOps, opList, flags, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6745,7 +6745,7 @@ static inline CUresult cubind_driver_memset_d8_inline(CUdeviceptr dstDevice, uns
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, unsigned char uc, size_t N) = (CUresult (*)(CUdeviceptr dstDevice, unsigned char uc, size_t N))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 135);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d8)(dstDevice, uc, N);
     cubind_status = cubind_fn(dstDevice, uc, N);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6758,7 +6758,7 @@ static inline CUresult cubind_driver_memset_d16_inline(CUdeviceptr dstDevice, un
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, unsigned short us, size_t N) = (CUresult (*)(CUdeviceptr dstDevice, unsigned short us, size_t N))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 136);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d16)(dstDevice, us, N);
     cubind_status = cubind_fn(dstDevice, us, N);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6771,7 +6771,7 @@ static inline CUresult cubind_driver_memset_d32_inline(CUdeviceptr dstDevice, un
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, unsigned int ui, size_t N) = (CUresult (*)(CUdeviceptr dstDevice, unsigned int ui, size_t N))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 137);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d32)(dstDevice, ui, N);
     cubind_status = cubind_fn(dstDevice, ui, N);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6784,7 +6784,7 @@ static inline CUresult cubind_driver_memset_d2d8_inline(CUdeviceptr dstDevice, s
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) = (CUresult (*)(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 138);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d2d8)(dstDevice, dstPitch, uc, Width, Height);
     cubind_status = cubind_fn(dstDevice, dstPitch, uc, Width, Height);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6797,7 +6797,7 @@ static inline CUresult cubind_driver_memset_d2d16_inline(CUdeviceptr dstDevice, 
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height) = (CUresult (*)(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 139);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d2d16)(dstDevice, dstPitch, us, Width, Height);
     cubind_status = cubind_fn(dstDevice, dstPitch, us, Width, Height);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6810,7 +6810,7 @@ static inline CUresult cubind_driver_memset_d2d32_inline(CUdeviceptr dstDevice, 
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height) = (CUresult (*)(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 140);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d2d32)(dstDevice, dstPitch, ui, Width, Height);
     cubind_status = cubind_fn(dstDevice, dstPitch, ui, Width, Height);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6823,7 +6823,7 @@ static inline CUresult cubind_driver_memset_d8async_inline(CUdeviceptr dstDevice
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) = (CUresult (*)(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 141);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d8async)(dstDevice, uc, N, hStream);
     cubind_status = cubind_fn(dstDevice, uc, N, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6836,7 +6836,7 @@ static inline CUresult cubind_driver_memset_d16_async_inline(CUdeviceptr dstDevi
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) = (CUresult (*)(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 142);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d16_async)(dstDevice, us, N, hStream);
     cubind_status = cubind_fn(dstDevice, us, N, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6849,7 +6849,7 @@ static inline CUresult cubind_driver_memset_d32_async_inline(CUdeviceptr dstDevi
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) = (CUresult (*)(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 143);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d32_async)(dstDevice, ui, N, hStream);
     cubind_status = cubind_fn(dstDevice, ui, N, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6862,7 +6862,7 @@ static inline CUresult cubind_driver_memset_d2d8async_inline(CUdeviceptr dstDevi
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream) = (CUresult (*)(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 144);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d2d8async)(dstDevice, dstPitch, uc, Width, Height, hStream);
     cubind_status = cubind_fn(dstDevice, dstPitch, uc, Width, Height, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6875,7 +6875,7 @@ static inline CUresult cubind_driver_memset_d2d16_async_inline(CUdeviceptr dstDe
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream) = (CUresult (*)(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 145);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d2d16_async)(dstDevice, dstPitch, us, Width, Height, hStream);
     cubind_status = cubind_fn(dstDevice, dstPitch, us, Width, Height, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6888,7 +6888,7 @@ static inline CUresult cubind_driver_memset_d2d32_async_inline(CUdeviceptr dstDe
 {
     CUresult (*cubind_fn)(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream) = (CUresult (*)(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 146);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_memset_d2d32_async)(dstDevice, dstPitch, ui, Width, Height, hStream);
     cubind_status = cubind_fn(dstDevice, dstPitch, ui, Width, Height, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6901,7 +6901,7 @@ static inline CUresult cubind_driver_array_create_inline(CUarray *pHandle, const
 {
     CUresult (*cubind_fn)(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray) = (CUresult (*)(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 147);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_array_create)(pHandle, pAllocateArray);
     cubind_status = cubind_fn(pHandle, pAllocateArray);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6914,7 +6914,7 @@ static inline CUresult cubind_driver_array_get_descriptor_inline(CUDA_ARRAY_DESC
 {
     CUresult (*cubind_fn)(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray) = (CUresult (*)(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 148);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_array_get_descriptor)(pArrayDescriptor, hArray);
     cubind_status = cubind_fn(pArrayDescriptor, hArray);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6927,7 +6927,7 @@ static inline CUresult cubind_driver_array_get_sparse_properties_inline(CUDA_ARR
 {
     CUresult (*cubind_fn)(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array) = (CUresult (*)(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 149);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_array_get_sparse_properties)(sparseProperties, array);
     cubind_status = cubind_fn(sparseProperties, array);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6940,7 +6940,7 @@ static inline CUresult cubind_driver_mipmapped_array_get_sparse_properties_inlin
 {
     CUresult (*cubind_fn)(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap) = (CUresult (*)(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 150);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mipmapped_array_get_sparse_properties)(sparseProperties, mipmap);
     cubind_status = cubind_fn(sparseProperties, mipmap);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6953,7 +6953,7 @@ static inline CUresult cubind_driver_array_get_memory_requirements_inline(CUDA_A
 {
     CUresult (*cubind_fn)(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device) = (CUresult (*)(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 151);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_array_get_memory_requirements)(memoryRequirements, array, device);
     cubind_status = cubind_fn(memoryRequirements, array, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6966,7 +6966,7 @@ static inline CUresult cubind_driver_mipmapped_array_get_memory_requirements_inl
 {
     CUresult (*cubind_fn)(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device) = (CUresult (*)(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 152);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mipmapped_array_get_memory_requirements)(memoryRequirements, mipmap, device);
     cubind_status = cubind_fn(memoryRequirements, mipmap, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6979,7 +6979,7 @@ static inline CUresult cubind_driver_array_get_plane_inline(CUarray *pPlaneArray
 {
     CUresult (*cubind_fn)(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx) = (CUresult (*)(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 153);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_array_get_plane)(pPlaneArray, hArray, planeIdx);
     cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -6992,7 +6992,7 @@ static inline CUresult cubind_driver_array_destroy_inline(CUarray hArray)
 {
     CUresult (*cubind_fn)(CUarray hArray) = (CUresult (*)(CUarray hArray))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 154);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_array_destroy)(hArray);
     cubind_status = cubind_fn(hArray);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7005,7 +7005,7 @@ static inline CUresult cubind_driver_array3_d_create_inline(CUarray *pHandle, co
 {
     CUresult (*cubind_fn)(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray) = (CUresult (*)(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 155);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_array3_d_create)(pHandle, pAllocateArray);
     cubind_status = cubind_fn(pHandle, pAllocateArray);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7018,7 +7018,7 @@ static inline CUresult cubind_driver_array3_d_get_descriptor_inline(CUDA_ARRAY3D
 {
     CUresult (*cubind_fn)(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray) = (CUresult (*)(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 156);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_array3_d_get_descriptor)(pArrayDescriptor, hArray);
     cubind_status = cubind_fn(pArrayDescriptor, hArray);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7031,7 +7031,7 @@ static inline CUresult cubind_driver_mipmapped_array_create_inline(CUmipmappedAr
 {
     CUresult (*cubind_fn)(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels) = (CUresult (*)(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 157);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mipmapped_array_create)(pHandle, pMipmappedArrayDesc, numMipmapLevels);
     cubind_status = cubind_fn(pHandle, pMipmappedArrayDesc, numMipmapLevels);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7044,7 +7044,7 @@ static inline CUresult cubind_driver_mipmapped_array_get_level_inline(CUarray *p
 {
     CUresult (*cubind_fn)(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level) = (CUresult (*)(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 158);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mipmapped_array_get_level)(pLevelArray, hMipmappedArray, level);
     cubind_status = cubind_fn(pLevelArray, hMipmappedArray, level);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7057,7 +7057,7 @@ static inline CUresult cubind_driver_mipmapped_array_destroy_inline(CUmipmappedA
 {
     CUresult (*cubind_fn)(CUmipmappedArray hMipmappedArray) = (CUresult (*)(CUmipmappedArray hMipmappedArray))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 159);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mipmapped_array_destroy)(hMipmappedArray);
     cubind_status = cubind_fn(hMipmappedArray);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7070,7 +7070,7 @@ static inline CUresult cubind_driver_mem_get_handle_for_address_range_inline(voi
 {
     CUresult (*cubind_fn)(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags) = (CUresult (*)(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 160);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_get_handle_for_address_range)(handle, dptr, size, handleType, flags);
     cubind_status = cubind_fn(handle, dptr, size, handleType, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7083,7 +7083,7 @@ static inline CUresult cubind_driver_mem_batch_decompress_async_inline(CUmemDeco
 {
     CUresult (*cubind_fn)(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream) = (CUresult (*)(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 161);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_batch_decompress_async)(paramsArray, count, flags, errorIndex, stream);
     cubind_status = cubind_fn(paramsArray, count, flags, errorIndex, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7096,7 +7096,7 @@ static inline CUresult cubind_driver_mem_address_reserve_inline(CUdeviceptr *ptr
 {
     CUresult (*cubind_fn)(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags) = (CUresult (*)(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 162);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_address_reserve)(ptr, size, alignment, addr, flags);
     cubind_status = cubind_fn(ptr, size, alignment, addr, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7109,7 +7109,7 @@ static inline CUresult cubind_driver_mem_address_free_inline(CUdeviceptr ptr, si
 {
     CUresult (*cubind_fn)(CUdeviceptr ptr, size_t size) = (CUresult (*)(CUdeviceptr ptr, size_t size))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 163);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_address_free)(ptr, size);
     cubind_status = cubind_fn(ptr, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7122,7 +7122,7 @@ static inline CUresult cubind_driver_mem_create_inline(CUmemGenericAllocationHan
 {
     CUresult (*cubind_fn)(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags) = (CUresult (*)(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 164);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_create)(handle, size, prop, flags);
     cubind_status = cubind_fn(handle, size, prop, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7135,7 +7135,7 @@ static inline CUresult cubind_driver_mem_release_inline(CUmemGenericAllocationHa
 {
     CUresult (*cubind_fn)(CUmemGenericAllocationHandle handle) = (CUresult (*)(CUmemGenericAllocationHandle handle))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 165);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_release)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7148,7 +7148,7 @@ static inline CUresult cubind_driver_mem_map_inline(CUdeviceptr ptr, size_t size
 {
     CUresult (*cubind_fn)(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags) = (CUresult (*)(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 166);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_map)(ptr, size, offset, handle, flags);
     cubind_status = cubind_fn(ptr, size, offset, handle, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7161,7 +7161,7 @@ static inline CUresult cubind_driver_mem_map_array_async_inline(CUarrayMapInfo *
 {
     CUresult (*cubind_fn)(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream) = (CUresult (*)(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 167);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_map_array_async)(mapInfoList, count, hStream);
     cubind_status = cubind_fn(mapInfoList, count, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7174,7 +7174,7 @@ static inline CUresult cubind_driver_mem_unmap_inline(CUdeviceptr ptr, size_t si
 {
     CUresult (*cubind_fn)(CUdeviceptr ptr, size_t size) = (CUresult (*)(CUdeviceptr ptr, size_t size))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 168);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_unmap)(ptr, size);
     cubind_status = cubind_fn(ptr, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7187,7 +7187,7 @@ static inline CUresult cubind_driver_mem_set_access_inline(CUdeviceptr ptr, size
 {
     CUresult (*cubind_fn)(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count) = (CUresult (*)(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 169);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_set_access)(ptr, size, desc, count);
     cubind_status = cubind_fn(ptr, size, desc, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7200,7 +7200,7 @@ static inline CUresult cubind_driver_mem_get_access_inline(unsigned long long *f
 {
     CUresult (*cubind_fn)(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr) = (CUresult (*)(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 170);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_get_access)(flags, location, ptr);
     cubind_status = cubind_fn(flags, location, ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7213,7 +7213,7 @@ static inline CUresult cubind_driver_mem_export_to_shareable_handle_inline(void 
 {
     CUresult (*cubind_fn)(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags) = (CUresult (*)(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 171);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_export_to_shareable_handle)(shareableHandle, handle, handleType, flags);
     cubind_status = cubind_fn(shareableHandle, handle, handleType, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7226,7 +7226,7 @@ static inline CUresult cubind_driver_mem_import_from_shareable_handle_inline(CUm
 {
     CUresult (*cubind_fn)(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType) = (CUresult (*)(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 172);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_import_from_shareable_handle)(handle, osHandle, shHandleType);
     cubind_status = cubind_fn(handle, osHandle, shHandleType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7239,7 +7239,7 @@ static inline CUresult cubind_driver_mem_get_allocation_granularity_inline(size_
 {
     CUresult (*cubind_fn)(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option) = (CUresult (*)(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 173);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_get_allocation_granularity)(granularity, prop, option);
     cubind_status = cubind_fn(granularity, prop, option);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7252,7 +7252,7 @@ static inline CUresult cubind_driver_mem_get_allocation_properties_from_handle_i
 {
     CUresult (*cubind_fn)(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle) = (CUresult (*)(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 174);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_get_allocation_properties_from_handle)(prop, handle);
     cubind_status = cubind_fn(prop, handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7265,7 +7265,7 @@ static inline CUresult cubind_driver_mem_retain_allocation_handle_inline(CUmemGe
 {
     CUresult (*cubind_fn)(CUmemGenericAllocationHandle *handle, void *addr) = (CUresult (*)(CUmemGenericAllocationHandle *handle, void *addr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 175);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_retain_allocation_handle)(handle, addr);
     cubind_status = cubind_fn(handle, addr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7278,7 +7278,7 @@ static inline CUresult cubind_driver_mem_free_async_inline(CUdeviceptr dptr, CUs
 {
     CUresult (*cubind_fn)(CUdeviceptr dptr, CUstream hStream) = (CUresult (*)(CUdeviceptr dptr, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 176);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_free_async)(dptr, hStream);
     cubind_status = cubind_fn(dptr, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7291,7 +7291,7 @@ static inline CUresult cubind_driver_mem_alloc_async_inline(CUdeviceptr *dptr, s
 {
     CUresult (*cubind_fn)(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) = (CUresult (*)(CUdeviceptr *dptr, size_t bytesize, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 177);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_alloc_async)(dptr, bytesize, hStream);
     cubind_status = cubind_fn(dptr, bytesize, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7304,7 +7304,7 @@ static inline CUresult cubind_driver_mem_pool_trim_to_inline(CUmemoryPool pool, 
 {
     CUresult (*cubind_fn)(CUmemoryPool pool, size_t minBytesToKeep) = (CUresult (*)(CUmemoryPool pool, size_t minBytesToKeep))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 178);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_pool_trim_to)(pool, minBytesToKeep);
     cubind_status = cubind_fn(pool, minBytesToKeep);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7317,7 +7317,7 @@ static inline CUresult cubind_driver_mem_pool_set_attribute_inline(CUmemoryPool 
 {
     CUresult (*cubind_fn)(CUmemoryPool pool, CUmemPool_attribute attr, void *value) = (CUresult (*)(CUmemoryPool pool, CUmemPool_attribute attr, void *value))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 179);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_pool_set_attribute)(pool, attr, value);
     cubind_status = cubind_fn(pool, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7330,7 +7330,7 @@ static inline CUresult cubind_driver_mem_pool_get_attribute_inline(CUmemoryPool 
 {
     CUresult (*cubind_fn)(CUmemoryPool pool, CUmemPool_attribute attr, void *value) = (CUresult (*)(CUmemoryPool pool, CUmemPool_attribute attr, void *value))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 180);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_pool_get_attribute)(pool, attr, value);
     cubind_status = cubind_fn(pool, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7343,7 +7343,7 @@ static inline CUresult cubind_driver_mem_pool_set_access_inline(CUmemoryPool poo
 {
     CUresult (*cubind_fn)(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count) = (CUresult (*)(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 181);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_pool_set_access)(pool, map, count);
     cubind_status = cubind_fn(pool, map, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7356,7 +7356,7 @@ static inline CUresult cubind_driver_mem_pool_get_access_inline(CUmemAccess_flag
 {
     CUresult (*cubind_fn)(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location) = (CUresult (*)(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 182);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_pool_get_access)(flags, memPool, location);
     cubind_status = cubind_fn(flags, memPool, location);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7369,7 +7369,7 @@ static inline CUresult cubind_driver_mem_pool_create_inline(CUmemoryPool *pool, 
 {
     CUresult (*cubind_fn)(CUmemoryPool *pool, const CUmemPoolProps *poolProps) = (CUresult (*)(CUmemoryPool *pool, const CUmemPoolProps *poolProps))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 183);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_pool_create)(pool, poolProps);
     cubind_status = cubind_fn(pool, poolProps);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7382,7 +7382,7 @@ static inline CUresult cubind_driver_mem_pool_destroy_inline(CUmemoryPool pool)
 {
     CUresult (*cubind_fn)(CUmemoryPool pool) = (CUresult (*)(CUmemoryPool pool))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 184);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_pool_destroy)(pool);
     cubind_status = cubind_fn(pool);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7395,7 +7395,7 @@ static inline CUresult cubind_driver_mem_get_default_mem_pool_inline(CUmemoryPoo
 {
     CUresult (*cubind_fn)(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type) = (CUresult (*)(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 185);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_get_default_mem_pool)(pool_out, location, type);
     cubind_status = cubind_fn(pool_out, location, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7408,7 +7408,7 @@ static inline CUresult cubind_driver_mem_get_mem_pool_inline(CUmemoryPool *pool,
 {
     CUresult (*cubind_fn)(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type) = (CUresult (*)(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 186);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_get_mem_pool)(pool, location, type);
     cubind_status = cubind_fn(pool, location, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7421,7 +7421,7 @@ static inline CUresult cubind_driver_mem_set_mem_pool_inline(CUmemLocation *loca
 {
     CUresult (*cubind_fn)(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool) = (CUresult (*)(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 187);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_set_mem_pool)(location, type, pool);
     cubind_status = cubind_fn(location, type, pool);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7434,7 +7434,7 @@ static inline CUresult cubind_driver_mem_alloc_from_pool_async_inline(CUdevicept
 {
     CUresult (*cubind_fn)(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) = (CUresult (*)(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 188);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_alloc_from_pool_async)(dptr, bytesize, pool, hStream);
     cubind_status = cubind_fn(dptr, bytesize, pool, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7447,7 +7447,7 @@ static inline CUresult cubind_driver_mem_pool_export_to_shareable_handle_inline(
 {
     CUresult (*cubind_fn)(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags) = (CUresult (*)(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 189);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_pool_export_to_shareable_handle)(handle_out, pool, handleType, flags);
     cubind_status = cubind_fn(handle_out, pool, handleType, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7460,7 +7460,7 @@ static inline CUresult cubind_driver_mem_pool_import_from_shareable_handle_inlin
 {
     CUresult (*cubind_fn)(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags) = (CUresult (*)(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 190);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_pool_import_from_shareable_handle)(pool_out, handle, handleType, flags);
     cubind_status = cubind_fn(pool_out, handle, handleType, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7473,7 +7473,7 @@ static inline CUresult cubind_driver_mem_pool_export_pointer_inline(CUmemPoolPtr
 {
     CUresult (*cubind_fn)(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr) = (CUresult (*)(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 191);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_pool_export_pointer)(shareData_out, ptr);
     cubind_status = cubind_fn(shareData_out, ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7486,7 +7486,7 @@ static inline CUresult cubind_driver_mem_pool_import_pointer_inline(CUdeviceptr 
 {
     CUresult (*cubind_fn)(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData) = (CUresult (*)(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 192);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_pool_import_pointer)(ptr_out, pool, shareData);
     cubind_status = cubind_fn(ptr_out, pool, shareData);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7499,7 +7499,7 @@ static inline CUresult cubind_driver_multicast_create_inline(CUmemGenericAllocat
 {
     CUresult (*cubind_fn)(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop) = (CUresult (*)(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 193);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_multicast_create)(mcHandle, prop);
     cubind_status = cubind_fn(mcHandle, prop);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7512,7 +7512,7 @@ static inline CUresult cubind_driver_multicast_add_device_inline(CUmemGenericAll
 {
     CUresult (*cubind_fn)(CUmemGenericAllocationHandle mcHandle, CUdevice dev) = (CUresult (*)(CUmemGenericAllocationHandle mcHandle, CUdevice dev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 194);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_multicast_add_device)(mcHandle, dev);
     cubind_status = cubind_fn(mcHandle, dev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7525,7 +7525,7 @@ static inline CUresult cubind_driver_multicast_bind_mem_inline(CUmemGenericAlloc
 {
     CUresult (*cubind_fn)(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags) = (CUresult (*)(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 195);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_multicast_bind_mem)(mcHandle, mcOffset, memHandle, memOffset, size, flags);
     cubind_status = cubind_fn(mcHandle, mcOffset, memHandle, memOffset, size, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7538,7 +7538,7 @@ static inline CUresult cubind_driver_multicast_bind_addr_inline(CUmemGenericAllo
 {
     CUresult (*cubind_fn)(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags) = (CUresult (*)(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 196);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_multicast_bind_addr)(mcHandle, mcOffset, memptr, size, flags);
     cubind_status = cubind_fn(mcHandle, mcOffset, memptr, size, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7551,7 +7551,7 @@ static inline CUresult cubind_driver_multicast_unbind_inline(CUmemGenericAllocat
 {
     CUresult (*cubind_fn)(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size) = (CUresult (*)(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 197);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_multicast_unbind)(mcHandle, dev, mcOffset, size);
     cubind_status = cubind_fn(mcHandle, dev, mcOffset, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7564,7 +7564,7 @@ static inline CUresult cubind_driver_multicast_get_granularity_inline(size_t *gr
 {
     CUresult (*cubind_fn)(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option) = (CUresult (*)(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 198);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_multicast_get_granularity)(granularity, prop, option);
     cubind_status = cubind_fn(granularity, prop, option);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7577,7 +7577,7 @@ static inline CUresult cubind_driver_pointer_get_attribute_inline(void *data, CU
 {
     CUresult (*cubind_fn)(void *data, CUpointer_attribute attribute, CUdeviceptr ptr) = (CUresult (*)(void *data, CUpointer_attribute attribute, CUdeviceptr ptr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 199);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_pointer_get_attribute)(data, attribute, ptr);
     cubind_status = cubind_fn(data, attribute, ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7590,7 +7590,7 @@ static inline CUresult cubind_driver_mem_prefetch_async_inline(CUdeviceptr devPt
 {
     CUresult (*cubind_fn)(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream) = (CUresult (*)(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 200);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_prefetch_async)(devPtr, count, location, flags, hStream);
     cubind_status = cubind_fn(devPtr, count, location, flags, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7603,7 +7603,7 @@ static inline CUresult cubind_driver_mem_advise_inline(CUdeviceptr devPtr, size_
 {
     CUresult (*cubind_fn)(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) = (CUresult (*)(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 201);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_advise)(devPtr, count, advice, location);
     cubind_status = cubind_fn(devPtr, count, advice, location);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7616,7 +7616,7 @@ static inline CUresult cubind_driver_mem_prefetch_batch_async_inline(CUdeviceptr
 {
     CUresult (*cubind_fn)(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) = (CUresult (*)(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 202);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_prefetch_batch_async)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7629,7 +7629,7 @@ static inline CUresult cubind_driver_mem_discard_batch_async_inline(CUdeviceptr 
 {
     CUresult (*cubind_fn)(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream) = (CUresult (*)(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 203);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_discard_batch_async)(dptrs, sizes, count, flags, hStream);
     cubind_status = cubind_fn(dptrs, sizes, count, flags, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7642,7 +7642,7 @@ static inline CUresult cubind_driver_mem_discard_and_prefetch_batch_async_inline
 {
     CUresult (*cubind_fn)(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream) = (CUresult (*)(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 204);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_discard_and_prefetch_batch_async)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7655,7 +7655,7 @@ static inline CUresult cubind_driver_mem_range_get_attribute_inline(void *data, 
 {
     CUresult (*cubind_fn)(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count) = (CUresult (*)(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 205);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_range_get_attribute)(data, dataSize, attribute, devPtr, count);
     cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7668,7 +7668,7 @@ static inline CUresult cubind_driver_mem_range_get_attributes_inline(void **data
 {
     CUresult (*cubind_fn)(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count) = (CUresult (*)(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 206);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_mem_range_get_attributes)(data, dataSizes, attributes, numAttributes, devPtr, count);
     cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7681,7 +7681,7 @@ static inline CUresult cubind_driver_pointer_set_attribute_inline(const void *va
 {
     CUresult (*cubind_fn)(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr) = (CUresult (*)(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 207);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_pointer_set_attribute)(value, attribute, ptr);
     cubind_status = cubind_fn(value, attribute, ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7694,7 +7694,7 @@ static inline CUresult cubind_driver_pointer_get_attributes_inline(unsigned int 
 {
     CUresult (*cubind_fn)(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr) = (CUresult (*)(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 208);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_pointer_get_attributes)(numAttributes, attributes, data, ptr);
     cubind_status = cubind_fn(numAttributes, attributes, data, ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7707,7 +7707,7 @@ static inline CUresult cubind_driver_stream_create_inline(CUstream *phStream, un
 {
     CUresult (*cubind_fn)(CUstream *phStream, unsigned int Flags) = (CUresult (*)(CUstream *phStream, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 209);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_create)(phStream, Flags);
     cubind_status = cubind_fn(phStream, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7720,7 +7720,7 @@ static inline CUresult cubind_driver_stream_create_with_priority_inline(CUstream
 {
     CUresult (*cubind_fn)(CUstream *phStream, unsigned int flags, int priority) = (CUresult (*)(CUstream *phStream, unsigned int flags, int priority))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 210);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_create_with_priority)(phStream, flags, priority);
     cubind_status = cubind_fn(phStream, flags, priority);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7733,7 +7733,7 @@ static inline CUresult cubind_driver_stream_get_priority_inline(CUstream hStream
 {
     CUresult (*cubind_fn)(CUstream hStream, int *priority) = (CUresult (*)(CUstream hStream, int *priority))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 211);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_get_priority)(hStream, priority);
     cubind_status = cubind_fn(hStream, priority);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7746,7 +7746,7 @@ static inline CUresult cubind_driver_stream_get_device_inline(CUstream hStream, 
 {
     CUresult (*cubind_fn)(CUstream hStream, CUdevice *device) = (CUresult (*)(CUstream hStream, CUdevice *device))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 212);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_get_device)(hStream, device);
     cubind_status = cubind_fn(hStream, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7759,7 +7759,7 @@ static inline CUresult cubind_driver_stream_get_flags_inline(CUstream hStream, u
 {
     CUresult (*cubind_fn)(CUstream hStream, unsigned int *flags) = (CUresult (*)(CUstream hStream, unsigned int *flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 213);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_get_flags)(hStream, flags);
     cubind_status = cubind_fn(hStream, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7772,7 +7772,7 @@ static inline CUresult cubind_driver_stream_get_id_inline(CUstream hStream, unsi
 {
     CUresult (*cubind_fn)(CUstream hStream, unsigned long long *streamId) = (CUresult (*)(CUstream hStream, unsigned long long *streamId))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 214);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_get_id)(hStream, streamId);
     cubind_status = cubind_fn(hStream, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7785,7 +7785,7 @@ static inline CUresult cubind_driver_stream_get_ctx_inline(CUstream hStream, CUc
 {
     CUresult (*cubind_fn)(CUstream hStream, CUcontext *pctx) = (CUresult (*)(CUstream hStream, CUcontext *pctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 215);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_get_ctx)(hStream, pctx);
     cubind_status = cubind_fn(hStream, pctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7798,7 +7798,7 @@ static inline CUresult cubind_driver_stream_get_ctx_v2_inline(CUstream hStream, 
 {
     CUresult (*cubind_fn)(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx) = (CUresult (*)(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 216);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_get_ctx_v2)(hStream, pCtx, pGreenCtx);
     cubind_status = cubind_fn(hStream, pCtx, pGreenCtx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7811,7 +7811,7 @@ static inline CUresult cubind_driver_stream_wait_event_inline(CUstream hStream, 
 {
     CUresult (*cubind_fn)(CUstream hStream, CUevent hEvent, unsigned int Flags) = (CUresult (*)(CUstream hStream, CUevent hEvent, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 217);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_wait_event)(hStream, hEvent, Flags);
     cubind_status = cubind_fn(hStream, hEvent, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7824,7 +7824,7 @@ static inline CUresult cubind_driver_stream_add_callback_inline(CUstream hStream
 {
     CUresult (*cubind_fn)(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags) = (CUresult (*)(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 218);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_add_callback)(hStream, callback, userData, flags);
     cubind_status = cubind_fn(hStream, callback, userData, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7837,7 +7837,7 @@ static inline CUresult cubind_driver_stream_begin_capture_inline(CUstream hStrea
 {
     CUresult (*cubind_fn)(CUstream hStream, CUstreamCaptureMode mode) = (CUresult (*)(CUstream hStream, CUstreamCaptureMode mode))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 219);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_begin_capture)(hStream, mode);
     cubind_status = cubind_fn(hStream, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7850,7 +7850,7 @@ static inline CUresult cubind_driver_stream_begin_capture_to_graph_inline(CUstre
 {
     CUresult (*cubind_fn)(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode) = (CUresult (*)(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 220);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_begin_capture_to_graph)(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
     cubind_status = cubind_fn(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7863,7 +7863,7 @@ static inline CUresult cubind_driver_thread_exchange_stream_capture_mode_inline(
 {
     CUresult (*cubind_fn)(CUstreamCaptureMode *mode) = (CUresult (*)(CUstreamCaptureMode *mode))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 221);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_thread_exchange_stream_capture_mode)(mode);
     cubind_status = cubind_fn(mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7876,7 +7876,7 @@ static inline CUresult cubind_driver_stream_end_capture_inline(CUstream hStream,
 {
     CUresult (*cubind_fn)(CUstream hStream, CUgraph *phGraph) = (CUresult (*)(CUstream hStream, CUgraph *phGraph))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 222);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_end_capture)(hStream, phGraph);
     cubind_status = cubind_fn(hStream, phGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7889,7 +7889,7 @@ static inline CUresult cubind_driver_stream_is_capturing_inline(CUstream hStream
 {
     CUresult (*cubind_fn)(CUstream hStream, CUstreamCaptureStatus *captureStatus) = (CUresult (*)(CUstream hStream, CUstreamCaptureStatus *captureStatus))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 223);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_is_capturing)(hStream, captureStatus);
     cubind_status = cubind_fn(hStream, captureStatus);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7902,7 +7902,7 @@ static inline CUresult cubind_driver_stream_get_capture_info_inline(CUstream hSt
 {
     CUresult (*cubind_fn)(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out) = (CUresult (*)(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 224);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_get_capture_info)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     cubind_status = cubind_fn(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7915,7 +7915,7 @@ static inline CUresult cubind_driver_stream_update_capture_dependencies_inline(C
 {
     CUresult (*cubind_fn)(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags) = (CUresult (*)(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 225);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_update_capture_dependencies)(hStream, dependencies, dependencyData, numDependencies, flags);
     cubind_status = cubind_fn(hStream, dependencies, dependencyData, numDependencies, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7928,7 +7928,7 @@ static inline CUresult cubind_driver_stream_attach_mem_async_inline(CUstream hSt
 {
     CUresult (*cubind_fn)(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) = (CUresult (*)(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 226);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_attach_mem_async)(hStream, dptr, length, flags);
     cubind_status = cubind_fn(hStream, dptr, length, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7941,7 +7941,7 @@ static inline CUresult cubind_driver_stream_query_inline(CUstream hStream)
 {
     CUresult (*cubind_fn)(CUstream hStream) = (CUresult (*)(CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 227);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_query)(hStream);
     cubind_status = cubind_fn(hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7954,7 +7954,7 @@ static inline CUresult cubind_driver_stream_synchronize_inline(CUstream hStream)
 {
     CUresult (*cubind_fn)(CUstream hStream) = (CUresult (*)(CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 228);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_synchronize)(hStream);
     cubind_status = cubind_fn(hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7967,7 +7967,7 @@ static inline CUresult cubind_driver_stream_destroy_inline(CUstream hStream)
 {
     CUresult (*cubind_fn)(CUstream hStream) = (CUresult (*)(CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 229);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_destroy)(hStream);
     cubind_status = cubind_fn(hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7980,7 +7980,7 @@ static inline CUresult cubind_driver_stream_copy_attributes_inline(CUstream dst,
 {
     CUresult (*cubind_fn)(CUstream dst, CUstream src) = (CUresult (*)(CUstream dst, CUstream src))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 230);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_copy_attributes)(dst, src);
     cubind_status = cubind_fn(dst, src);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -7993,7 +7993,7 @@ static inline CUresult cubind_driver_stream_get_attribute_inline(CUstream hStrea
 {
     CUresult (*cubind_fn)(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out) = (CUresult (*)(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 231);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_get_attribute)(hStream, attr, value_out);
     cubind_status = cubind_fn(hStream, attr, value_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8006,7 +8006,7 @@ static inline CUresult cubind_driver_stream_set_attribute_inline(CUstream hStrea
 {
     CUresult (*cubind_fn)(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value) = (CUresult (*)(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 232);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_set_attribute)(hStream, attr, value);
     cubind_status = cubind_fn(hStream, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8019,7 +8019,7 @@ static inline CUresult cubind_driver_event_create_inline(CUevent *phEvent, unsig
 {
     CUresult (*cubind_fn)(CUevent *phEvent, unsigned int Flags) = (CUresult (*)(CUevent *phEvent, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 233);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_event_create)(phEvent, Flags);
     cubind_status = cubind_fn(phEvent, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8032,7 +8032,7 @@ static inline CUresult cubind_driver_event_record_inline(CUevent hEvent, CUstrea
 {
     CUresult (*cubind_fn)(CUevent hEvent, CUstream hStream) = (CUresult (*)(CUevent hEvent, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 234);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_event_record)(hEvent, hStream);
     cubind_status = cubind_fn(hEvent, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8045,7 +8045,7 @@ static inline CUresult cubind_driver_event_record_with_flags_inline(CUevent hEve
 {
     CUresult (*cubind_fn)(CUevent hEvent, CUstream hStream, unsigned int flags) = (CUresult (*)(CUevent hEvent, CUstream hStream, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 235);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_event_record_with_flags)(hEvent, hStream, flags);
     cubind_status = cubind_fn(hEvent, hStream, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8058,7 +8058,7 @@ static inline CUresult cubind_driver_event_query_inline(CUevent hEvent)
 {
     CUresult (*cubind_fn)(CUevent hEvent) = (CUresult (*)(CUevent hEvent))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 236);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_event_query)(hEvent);
     cubind_status = cubind_fn(hEvent);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8071,7 +8071,7 @@ static inline CUresult cubind_driver_event_synchronize_inline(CUevent hEvent)
 {
     CUresult (*cubind_fn)(CUevent hEvent) = (CUresult (*)(CUevent hEvent))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 237);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_event_synchronize)(hEvent);
     cubind_status = cubind_fn(hEvent);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8084,7 +8084,7 @@ static inline CUresult cubind_driver_event_destroy_inline(CUevent hEvent)
 {
     CUresult (*cubind_fn)(CUevent hEvent) = (CUresult (*)(CUevent hEvent))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 238);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_event_destroy)(hEvent);
     cubind_status = cubind_fn(hEvent);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8097,7 +8097,7 @@ static inline CUresult cubind_driver_event_elapsed_time_inline(float *pMilliseco
 {
     CUresult (*cubind_fn)(float *pMilliseconds, CUevent hStart, CUevent hEnd) = (CUresult (*)(float *pMilliseconds, CUevent hStart, CUevent hEnd))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 239);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_event_elapsed_time)(pMilliseconds, hStart, hEnd);
     cubind_status = cubind_fn(pMilliseconds, hStart, hEnd);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8110,7 +8110,7 @@ static inline CUresult cubind_driver_import_external_memory_inline(CUexternalMem
 {
     CUresult (*cubind_fn)(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc) = (CUresult (*)(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 240);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_import_external_memory)(extMem_out, memHandleDesc);
     cubind_status = cubind_fn(extMem_out, memHandleDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8123,7 +8123,7 @@ static inline CUresult cubind_driver_external_memory_get_mapped_buffer_inline(CU
 {
     CUresult (*cubind_fn)(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc) = (CUresult (*)(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 241);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_external_memory_get_mapped_buffer)(devPtr, extMem, bufferDesc);
     cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8136,7 +8136,7 @@ static inline CUresult cubind_driver_external_memory_get_mapped_mipmapped_array_
 {
     CUresult (*cubind_fn)(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc) = (CUresult (*)(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 242);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_external_memory_get_mapped_mipmapped_array)(mipmap, extMem, mipmapDesc);
     cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8149,7 +8149,7 @@ static inline CUresult cubind_driver_destroy_external_memory_inline(CUexternalMe
 {
     CUresult (*cubind_fn)(CUexternalMemory extMem) = (CUresult (*)(CUexternalMemory extMem))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 243);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_destroy_external_memory)(extMem);
     cubind_status = cubind_fn(extMem);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8162,7 +8162,7 @@ static inline CUresult cubind_driver_import_external_semaphore_inline(CUexternal
 {
     CUresult (*cubind_fn)(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc) = (CUresult (*)(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 244);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_import_external_semaphore)(extSem_out, semHandleDesc);
     cubind_status = cubind_fn(extSem_out, semHandleDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8175,7 +8175,7 @@ static inline CUresult cubind_driver_signal_external_semaphores_async_inline(con
 {
     CUresult (*cubind_fn)(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream) = (CUresult (*)(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 245);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_signal_external_semaphores_async)(extSemArray, paramsArray, numExtSems, stream);
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8188,7 +8188,7 @@ static inline CUresult cubind_driver_wait_external_semaphores_async_inline(const
 {
     CUresult (*cubind_fn)(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream) = (CUresult (*)(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 246);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_wait_external_semaphores_async)(extSemArray, paramsArray, numExtSems, stream);
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8201,7 +8201,7 @@ static inline CUresult cubind_driver_destroy_external_semaphore_inline(CUexterna
 {
     CUresult (*cubind_fn)(CUexternalSemaphore extSem) = (CUresult (*)(CUexternalSemaphore extSem))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 247);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_destroy_external_semaphore)(extSem);
     cubind_status = cubind_fn(extSem);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8214,7 +8214,7 @@ static inline CUresult cubind_driver_stream_wait_value32_inline(CUstream stream,
 {
     CUresult (*cubind_fn)(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) = (CUresult (*)(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 248);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_wait_value32)(stream, addr, value, flags);
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8227,7 +8227,7 @@ static inline CUresult cubind_driver_stream_wait_value64_inline(CUstream stream,
 {
     CUresult (*cubind_fn)(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) = (CUresult (*)(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 249);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_wait_value64)(stream, addr, value, flags);
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8240,7 +8240,7 @@ static inline CUresult cubind_driver_stream_write_value32_inline(CUstream stream
 {
     CUresult (*cubind_fn)(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags) = (CUresult (*)(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 250);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_write_value32)(stream, addr, value, flags);
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8253,7 +8253,7 @@ static inline CUresult cubind_driver_stream_write_value64_inline(CUstream stream
 {
     CUresult (*cubind_fn)(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags) = (CUresult (*)(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 251);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_write_value64)(stream, addr, value, flags);
     cubind_status = cubind_fn(stream, addr, value, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8266,7 +8266,7 @@ static inline CUresult cubind_driver_stream_batch_mem_op_inline(CUstream stream,
 {
     CUresult (*cubind_fn)(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags) = (CUresult (*)(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 252);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_batch_mem_op)(stream, count, paramArray, flags);
     cubind_status = cubind_fn(stream, count, paramArray, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8279,7 +8279,7 @@ static inline CUresult cubind_driver_func_get_attribute_inline(int *pi, CUfuncti
 {
     CUresult (*cubind_fn)(int *pi, CUfunction_attribute attrib, CUfunction hfunc) = (CUresult (*)(int *pi, CUfunction_attribute attrib, CUfunction hfunc))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 253);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_func_get_attribute)(pi, attrib, hfunc);
     cubind_status = cubind_fn(pi, attrib, hfunc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8292,7 +8292,7 @@ static inline CUresult cubind_driver_func_set_attribute_inline(CUfunction hfunc,
 {
     CUresult (*cubind_fn)(CUfunction hfunc, CUfunction_attribute attrib, int value) = (CUresult (*)(CUfunction hfunc, CUfunction_attribute attrib, int value))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 254);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_func_set_attribute)(hfunc, attrib, value);
     cubind_status = cubind_fn(hfunc, attrib, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8305,7 +8305,7 @@ static inline CUresult cubind_driver_func_set_cache_config_inline(CUfunction hfu
 {
     CUresult (*cubind_fn)(CUfunction hfunc, CUfunc_cache config) = (CUresult (*)(CUfunction hfunc, CUfunc_cache config))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 255);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_func_set_cache_config)(hfunc, config);
     cubind_status = cubind_fn(hfunc, config);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8318,7 +8318,7 @@ static inline CUresult cubind_driver_func_get_module_inline(CUmodule *hmod, CUfu
 {
     CUresult (*cubind_fn)(CUmodule *hmod, CUfunction hfunc) = (CUresult (*)(CUmodule *hmod, CUfunction hfunc))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 256);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_func_get_module)(hmod, hfunc);
     cubind_status = cubind_fn(hmod, hfunc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8331,7 +8331,7 @@ static inline CUresult cubind_driver_func_get_name_inline(const char **name, CUf
 {
     CUresult (*cubind_fn)(const char **name, CUfunction hfunc) = (CUresult (*)(const char **name, CUfunction hfunc))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 257);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_func_get_name)(name, hfunc);
     cubind_status = cubind_fn(name, hfunc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8344,7 +8344,7 @@ static inline CUresult cubind_driver_func_get_param_info_inline(CUfunction func,
 {
     CUresult (*cubind_fn)(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize) = (CUresult (*)(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 258);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_func_get_param_info)(func, paramIndex, paramOffset, paramSize);
     cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8357,7 +8357,7 @@ static inline CUresult cubind_driver_func_is_loaded_inline(CUfunctionLoadingStat
 {
     CUresult (*cubind_fn)(CUfunctionLoadingState *state, CUfunction function) = (CUresult (*)(CUfunctionLoadingState *state, CUfunction function))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 259);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_func_is_loaded)(state, function);
     cubind_status = cubind_fn(state, function);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8370,7 +8370,7 @@ static inline CUresult cubind_driver_func_load_inline(CUfunction function)
 {
     CUresult (*cubind_fn)(CUfunction function) = (CUresult (*)(CUfunction function))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 260);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_func_load)(function);
     cubind_status = cubind_fn(function);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8383,7 +8383,7 @@ static inline CUresult cubind_driver_launch_kernel_inline(CUfunction f, unsigned
 {
     CUresult (*cubind_fn)(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra) = (CUresult (*)(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 261);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_launch_kernel)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     cubind_status = cubind_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8396,7 +8396,7 @@ static inline CUresult cubind_driver_launch_kernel_ex_inline(const CUlaunchConfi
 {
     CUresult (*cubind_fn)(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra) = (CUresult (*)(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 262);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_launch_kernel_ex)(config, f, kernelParams, extra);
     cubind_status = cubind_fn(config, f, kernelParams, extra);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8409,7 +8409,7 @@ static inline CUresult cubind_driver_launch_cooperative_kernel_inline(CUfunction
 {
     CUresult (*cubind_fn)(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams) = (CUresult (*)(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 263);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_launch_cooperative_kernel)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     cubind_status = cubind_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8423,7 +8423,7 @@ static inline CUresult cubind_driver_launch_cooperative_kernel_multi_device_inli
 {
     CUresult (*cubind_fn)(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags) = (CUresult (*)(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 264);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_launch_cooperative_kernel_multi_device)(launchParamsList, numDevices, flags);
     cubind_status = cubind_fn(launchParamsList, numDevices, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8438,7 +8438,7 @@ static inline CUresult cubind_driver_launch_host_func_inline(CUstream hStream, C
 {
     CUresult (*cubind_fn)(CUstream hStream, CUhostFn fn, void *userData) = (CUresult (*)(CUstream hStream, CUhostFn fn, void *userData))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 265);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_launch_host_func)(hStream, fn, userData);
     cubind_status = cubind_fn(hStream, fn, userData);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8452,7 +8452,7 @@ static inline CUresult cubind_driver_func_set_block_shape_inline(CUfunction hfun
 {
     CUresult (*cubind_fn)(CUfunction hfunc, int x, int y, int z) = (CUresult (*)(CUfunction hfunc, int x, int y, int z))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 266);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_func_set_block_shape)(hfunc, x, y, z);
     cubind_status = cubind_fn(hfunc, x, y, z);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8468,7 +8468,7 @@ static inline CUresult cubind_driver_func_set_shared_size_inline(CUfunction hfun
 {
     CUresult (*cubind_fn)(CUfunction hfunc, unsigned int bytes) = (CUresult (*)(CUfunction hfunc, unsigned int bytes))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 267);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_func_set_shared_size)(hfunc, bytes);
     cubind_status = cubind_fn(hfunc, bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8484,7 +8484,7 @@ static inline CUresult cubind_driver_param_set_size_inline(CUfunction hfunc, uns
 {
     CUresult (*cubind_fn)(CUfunction hfunc, unsigned int numbytes) = (CUresult (*)(CUfunction hfunc, unsigned int numbytes))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 268);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_param_set_size)(hfunc, numbytes);
     cubind_status = cubind_fn(hfunc, numbytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8500,7 +8500,7 @@ static inline CUresult cubind_driver_param_seti_inline(CUfunction hfunc, int off
 {
     CUresult (*cubind_fn)(CUfunction hfunc, int offset, unsigned int value) = (CUresult (*)(CUfunction hfunc, int offset, unsigned int value))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 269);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_param_seti)(hfunc, offset, value);
     cubind_status = cubind_fn(hfunc, offset, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8516,7 +8516,7 @@ static inline CUresult cubind_driver_param_setf_inline(CUfunction hfunc, int off
 {
     CUresult (*cubind_fn)(CUfunction hfunc, int offset, float value) = (CUresult (*)(CUfunction hfunc, int offset, float value))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 270);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_param_setf)(hfunc, offset, value);
     cubind_status = cubind_fn(hfunc, offset, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8532,7 +8532,7 @@ static inline CUresult cubind_driver_param_setv_inline(CUfunction hfunc, int off
 {
     CUresult (*cubind_fn)(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes) = (CUresult (*)(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 271);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_param_setv)(hfunc, offset, ptr, numbytes);
     cubind_status = cubind_fn(hfunc, offset, ptr, numbytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8548,7 +8548,7 @@ static inline CUresult cubind_driver_launch_inline(CUfunction f)
 {
     CUresult (*cubind_fn)(CUfunction f) = (CUresult (*)(CUfunction f))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 272);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_launch)(f);
     cubind_status = cubind_fn(f);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8564,7 +8564,7 @@ static inline CUresult cubind_driver_launch_grid_inline(CUfunction f, int grid_w
 {
     CUresult (*cubind_fn)(CUfunction f, int grid_width, int grid_height) = (CUresult (*)(CUfunction f, int grid_width, int grid_height))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 273);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_launch_grid)(f, grid_width, grid_height);
     cubind_status = cubind_fn(f, grid_width, grid_height);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8580,7 +8580,7 @@ static inline CUresult cubind_driver_launch_grid_async_inline(CUfunction f, int 
 {
     CUresult (*cubind_fn)(CUfunction f, int grid_width, int grid_height, CUstream hStream) = (CUresult (*)(CUfunction f, int grid_width, int grid_height, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 274);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_launch_grid_async)(f, grid_width, grid_height, hStream);
     cubind_status = cubind_fn(f, grid_width, grid_height, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8596,7 +8596,7 @@ static inline CUresult cubind_driver_param_set_tex_ref_inline(CUfunction hfunc, 
 {
     CUresult (*cubind_fn)(CUfunction hfunc, int texunit, CUtexref hTexRef) = (CUresult (*)(CUfunction hfunc, int texunit, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 275);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_param_set_tex_ref)(hfunc, texunit, hTexRef);
     cubind_status = cubind_fn(hfunc, texunit, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8612,7 +8612,7 @@ static inline CUresult cubind_driver_func_set_shared_mem_config_inline(CUfunctio
 {
     CUresult (*cubind_fn)(CUfunction hfunc, CUsharedconfig config) = (CUresult (*)(CUfunction hfunc, CUsharedconfig config))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 276);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_func_set_shared_mem_config)(hfunc, config);
     cubind_status = cubind_fn(hfunc, config);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8627,7 +8627,7 @@ static inline CUresult cubind_driver_graph_create_inline(CUgraph *phGraph, unsig
 {
     CUresult (*cubind_fn)(CUgraph *phGraph, unsigned int flags) = (CUresult (*)(CUgraph *phGraph, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 277);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_create)(phGraph, flags);
     cubind_status = cubind_fn(phGraph, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8640,7 +8640,7 @@ static inline CUresult cubind_driver_graph_add_kernel_node_inline(CUgraphNode *p
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 278);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_kernel_node)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8653,7 +8653,7 @@ static inline CUresult cubind_driver_graph_kernel_node_get_params_inline(CUgraph
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 279);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_kernel_node_get_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8666,7 +8666,7 @@ static inline CUresult cubind_driver_graph_kernel_node_set_params_inline(CUgraph
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 280);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_kernel_node_set_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8679,7 +8679,7 @@ static inline CUresult cubind_driver_graph_add_memcpy_node_inline(CUgraphNode *p
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 281);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_memcpy_node)(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8692,7 +8692,7 @@ static inline CUresult cubind_driver_graph_memcpy_node_get_params_inline(CUgraph
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams) = (CUresult (*)(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 282);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_memcpy_node_get_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8705,7 +8705,7 @@ static inline CUresult cubind_driver_graph_memcpy_node_set_params_inline(CUgraph
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams) = (CUresult (*)(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 283);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_memcpy_node_set_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8718,7 +8718,7 @@ static inline CUresult cubind_driver_graph_add_memset_node_inline(CUgraphNode *p
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 284);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_memset_node)(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8731,7 +8731,7 @@ static inline CUresult cubind_driver_graph_memset_node_get_params_inline(CUgraph
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 285);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_memset_node_get_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8744,7 +8744,7 @@ static inline CUresult cubind_driver_graph_memset_node_set_params_inline(CUgraph
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 286);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_memset_node_set_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8757,7 +8757,7 @@ static inline CUresult cubind_driver_graph_add_host_node_inline(CUgraphNode *phG
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 287);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_host_node)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8770,7 +8770,7 @@ static inline CUresult cubind_driver_graph_host_node_get_params_inline(CUgraphNo
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 288);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_host_node_get_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8783,7 +8783,7 @@ static inline CUresult cubind_driver_graph_host_node_set_params_inline(CUgraphNo
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 289);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_host_node_set_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8796,7 +8796,7 @@ static inline CUresult cubind_driver_graph_add_child_graph_node_inline(CUgraphNo
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 290);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_child_graph_node)(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8809,7 +8809,7 @@ static inline CUresult cubind_driver_graph_child_graph_node_get_graph_inline(CUg
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUgraph *phGraph) = (CUresult (*)(CUgraphNode hNode, CUgraph *phGraph))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 291);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_child_graph_node_get_graph)(hNode, phGraph);
     cubind_status = cubind_fn(hNode, phGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8822,7 +8822,7 @@ static inline CUresult cubind_driver_graph_add_empty_node_inline(CUgraphNode *ph
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 292);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_empty_node)(phGraphNode, hGraph, dependencies, numDependencies);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8835,7 +8835,7 @@ static inline CUresult cubind_driver_graph_add_event_record_node_inline(CUgraphN
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 293);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_event_record_node)(phGraphNode, hGraph, dependencies, numDependencies, event);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8848,7 +8848,7 @@ static inline CUresult cubind_driver_graph_event_record_node_get_event_inline(CU
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUevent *event_out) = (CUresult (*)(CUgraphNode hNode, CUevent *event_out))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 294);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_event_record_node_get_event)(hNode, event_out);
     cubind_status = cubind_fn(hNode, event_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8861,7 +8861,7 @@ static inline CUresult cubind_driver_graph_event_record_node_set_event_inline(CU
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUevent event) = (CUresult (*)(CUgraphNode hNode, CUevent event))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 295);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_event_record_node_set_event)(hNode, event);
     cubind_status = cubind_fn(hNode, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8874,7 +8874,7 @@ static inline CUresult cubind_driver_graph_add_event_wait_node_inline(CUgraphNod
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 296);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_event_wait_node)(phGraphNode, hGraph, dependencies, numDependencies, event);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8887,7 +8887,7 @@ static inline CUresult cubind_driver_graph_event_wait_node_get_event_inline(CUgr
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUevent *event_out) = (CUresult (*)(CUgraphNode hNode, CUevent *event_out))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 297);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_event_wait_node_get_event)(hNode, event_out);
     cubind_status = cubind_fn(hNode, event_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8900,7 +8900,7 @@ static inline CUresult cubind_driver_graph_event_wait_node_set_event_inline(CUgr
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUevent event) = (CUresult (*)(CUgraphNode hNode, CUevent event))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 298);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_event_wait_node_set_event)(hNode, event);
     cubind_status = cubind_fn(hNode, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8913,7 +8913,7 @@ static inline CUresult cubind_driver_graph_add_external_semaphores_signal_node_i
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 299);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_external_semaphores_signal_node)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8926,7 +8926,7 @@ static inline CUresult cubind_driver_graph_external_semaphores_signal_node_get_p
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out) = (CUresult (*)(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 300);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_external_semaphores_signal_node_get_params)(hNode, params_out);
     cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8939,7 +8939,7 @@ static inline CUresult cubind_driver_graph_external_semaphores_signal_node_set_p
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 301);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_external_semaphores_signal_node_set_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8952,7 +8952,7 @@ static inline CUresult cubind_driver_graph_add_external_semaphores_wait_node_inl
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 302);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_external_semaphores_wait_node)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8965,7 +8965,7 @@ static inline CUresult cubind_driver_graph_external_semaphores_wait_node_get_par
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out) = (CUresult (*)(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 303);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_external_semaphores_wait_node_get_params)(hNode, params_out);
     cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8978,7 +8978,7 @@ static inline CUresult cubind_driver_graph_external_semaphores_wait_node_set_par
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 304);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_external_semaphores_wait_node_set_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -8991,7 +8991,7 @@ static inline CUresult cubind_driver_graph_add_batch_mem_op_node_inline(CUgraphN
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 305);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_batch_mem_op_node)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9004,7 +9004,7 @@ static inline CUresult cubind_driver_graph_batch_mem_op_node_get_params_inline(C
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out) = (CUresult (*)(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 306);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_batch_mem_op_node_get_params)(hNode, nodeParams_out);
     cubind_status = cubind_fn(hNode, nodeParams_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9017,7 +9017,7 @@ static inline CUresult cubind_driver_graph_batch_mem_op_node_set_params_inline(C
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 307);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_batch_mem_op_node_set_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9030,7 +9030,7 @@ static inline CUresult cubind_driver_graph_exec_batch_mem_op_node_set_params_inl
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 308);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_batch_mem_op_node_set_params)(hGraphExec, hNode, nodeParams);
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9043,7 +9043,7 @@ static inline CUresult cubind_driver_graph_add_mem_alloc_node_inline(CUgraphNode
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 309);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_mem_alloc_node)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9056,7 +9056,7 @@ static inline CUresult cubind_driver_graph_mem_alloc_node_get_params_inline(CUgr
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out) = (CUresult (*)(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 310);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_mem_alloc_node_get_params)(hNode, params_out);
     cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9069,7 +9069,7 @@ static inline CUresult cubind_driver_graph_add_mem_free_node_inline(CUgraphNode 
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 311);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_mem_free_node)(phGraphNode, hGraph, dependencies, numDependencies, dptr);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, dptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9082,7 +9082,7 @@ static inline CUresult cubind_driver_graph_mem_free_node_get_params_inline(CUgra
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUdeviceptr *dptr_out) = (CUresult (*)(CUgraphNode hNode, CUdeviceptr *dptr_out))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 312);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_mem_free_node_get_params)(hNode, dptr_out);
     cubind_status = cubind_fn(hNode, dptr_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9095,7 +9095,7 @@ static inline CUresult cubind_driver_device_graph_mem_trim_inline(CUdevice devic
 {
     CUresult (*cubind_fn)(CUdevice device) = (CUresult (*)(CUdevice device))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 313);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_graph_mem_trim)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9108,7 +9108,7 @@ static inline CUresult cubind_driver_device_get_graph_mem_attribute_inline(CUdev
 {
     CUresult (*cubind_fn)(CUdevice device, CUgraphMem_attribute attr, void *value) = (CUresult (*)(CUdevice device, CUgraphMem_attribute attr, void *value))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 314);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_graph_mem_attribute)(device, attr, value);
     cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9121,7 +9121,7 @@ static inline CUresult cubind_driver_device_set_graph_mem_attribute_inline(CUdev
 {
     CUresult (*cubind_fn)(CUdevice device, CUgraphMem_attribute attr, void *value) = (CUresult (*)(CUdevice device, CUgraphMem_attribute attr, void *value))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 315);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_set_graph_mem_attribute)(device, attr, value);
     cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9134,7 +9134,7 @@ static inline CUresult cubind_driver_graph_clone_inline(CUgraph *phGraphClone, C
 {
     CUresult (*cubind_fn)(CUgraph *phGraphClone, CUgraph originalGraph) = (CUresult (*)(CUgraph *phGraphClone, CUgraph originalGraph))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 316);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_clone)(phGraphClone, originalGraph);
     cubind_status = cubind_fn(phGraphClone, originalGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9147,7 +9147,7 @@ static inline CUresult cubind_driver_graph_node_find_in_clone_inline(CUgraphNode
 {
     CUresult (*cubind_fn)(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) = (CUresult (*)(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 317);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_node_find_in_clone)(phNode, hOriginalNode, hClonedGraph);
     cubind_status = cubind_fn(phNode, hOriginalNode, hClonedGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9160,7 +9160,7 @@ static inline CUresult cubind_driver_graph_node_get_type_inline(CUgraphNode hNod
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUgraphNodeType *type) = (CUresult (*)(CUgraphNode hNode, CUgraphNodeType *type))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 318);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_node_get_type)(hNode, type);
     cubind_status = cubind_fn(hNode, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9173,7 +9173,7 @@ static inline CUresult cubind_driver_graph_get_nodes_inline(CUgraph hGraph, CUgr
 {
     CUresult (*cubind_fn)(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes) = (CUresult (*)(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 319);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_get_nodes)(hGraph, nodes, numNodes);
     cubind_status = cubind_fn(hGraph, nodes, numNodes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9186,7 +9186,7 @@ static inline CUresult cubind_driver_graph_get_root_nodes_inline(CUgraph hGraph,
 {
     CUresult (*cubind_fn)(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes) = (CUresult (*)(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 320);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_get_root_nodes)(hGraph, rootNodes, numRootNodes);
     cubind_status = cubind_fn(hGraph, rootNodes, numRootNodes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9199,7 +9199,7 @@ static inline CUresult cubind_driver_graph_get_edges_inline(CUgraph hGraph, CUgr
 {
     CUresult (*cubind_fn)(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges) = (CUresult (*)(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 321);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_get_edges)(hGraph, from, to, edgeData, numEdges);
     cubind_status = cubind_fn(hGraph, from, to, edgeData, numEdges);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9212,7 +9212,7 @@ static inline CUresult cubind_driver_graph_node_get_dependencies_inline(CUgraphN
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies) = (CUresult (*)(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 322);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_node_get_dependencies)(hNode, dependencies, edgeData, numDependencies);
     cubind_status = cubind_fn(hNode, dependencies, edgeData, numDependencies);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9225,7 +9225,7 @@ static inline CUresult cubind_driver_graph_node_get_dependent_nodes_inline(CUgra
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes) = (CUresult (*)(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 323);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_node_get_dependent_nodes)(hNode, dependentNodes, edgeData, numDependentNodes);
     cubind_status = cubind_fn(hNode, dependentNodes, edgeData, numDependentNodes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9238,7 +9238,7 @@ static inline CUresult cubind_driver_graph_add_dependencies_inline(CUgraph hGrap
 {
     CUresult (*cubind_fn)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies) = (CUresult (*)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 324);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_dependencies)(hGraph, from, to, edgeData, numDependencies);
     cubind_status = cubind_fn(hGraph, from, to, edgeData, numDependencies);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9251,7 +9251,7 @@ static inline CUresult cubind_driver_graph_remove_dependencies_inline(CUgraph hG
 {
     CUresult (*cubind_fn)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies) = (CUresult (*)(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 325);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_remove_dependencies)(hGraph, from, to, edgeData, numDependencies);
     cubind_status = cubind_fn(hGraph, from, to, edgeData, numDependencies);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9264,7 +9264,7 @@ static inline CUresult cubind_driver_graph_destroy_node_inline(CUgraphNode hNode
 {
     CUresult (*cubind_fn)(CUgraphNode hNode) = (CUresult (*)(CUgraphNode hNode))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 326);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_destroy_node)(hNode);
     cubind_status = cubind_fn(hNode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9277,7 +9277,7 @@ static inline CUresult cubind_driver_graph_instantiate_inline(CUgraphExec *phGra
 {
     CUresult (*cubind_fn)(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags) = (CUresult (*)(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 327);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_instantiate)(phGraphExec, hGraph, flags);
     cubind_status = cubind_fn(phGraphExec, hGraph, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9290,7 +9290,7 @@ static inline CUresult cubind_driver_graph_instantiate_with_params_inline(CUgrap
 {
     CUresult (*cubind_fn)(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams) = (CUresult (*)(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 328);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_instantiate_with_params)(phGraphExec, hGraph, instantiateParams);
     cubind_status = cubind_fn(phGraphExec, hGraph, instantiateParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9303,7 +9303,7 @@ static inline CUresult cubind_driver_graph_exec_get_flags_inline(CUgraphExec hGr
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, cuuint64_t *flags) = (CUresult (*)(CUgraphExec hGraphExec, cuuint64_t *flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 329);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_get_flags)(hGraphExec, flags);
     cubind_status = cubind_fn(hGraphExec, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9316,7 +9316,7 @@ static inline CUresult cubind_driver_graph_exec_kernel_node_set_params_inline(CU
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 330);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_kernel_node_set_params)(hGraphExec, hNode, nodeParams);
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9329,7 +9329,7 @@ static inline CUresult cubind_driver_graph_exec_memcpy_node_set_params_inline(CU
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 331);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_memcpy_node_set_params)(hGraphExec, hNode, copyParams, ctx);
     cubind_status = cubind_fn(hGraphExec, hNode, copyParams, ctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9342,7 +9342,7 @@ static inline CUresult cubind_driver_graph_exec_memset_node_set_params_inline(CU
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 332);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_memset_node_set_params)(hGraphExec, hNode, memsetParams, ctx);
     cubind_status = cubind_fn(hGraphExec, hNode, memsetParams, ctx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9355,7 +9355,7 @@ static inline CUresult cubind_driver_graph_exec_host_node_set_params_inline(CUgr
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 333);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_host_node_set_params)(hGraphExec, hNode, nodeParams);
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9368,7 +9368,7 @@ static inline CUresult cubind_driver_graph_exec_child_graph_node_set_params_inli
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 334);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_child_graph_node_set_params)(hGraphExec, hNode, childGraph);
     cubind_status = cubind_fn(hGraphExec, hNode, childGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9381,7 +9381,7 @@ static inline CUresult cubind_driver_graph_exec_event_record_node_set_event_inli
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 335);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_event_record_node_set_event)(hGraphExec, hNode, event);
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9394,7 +9394,7 @@ static inline CUresult cubind_driver_graph_exec_event_wait_node_set_event_inline
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 336);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_event_wait_node_set_event)(hGraphExec, hNode, event);
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9407,7 +9407,7 @@ static inline CUresult cubind_driver_graph_exec_external_semaphores_signal_node_
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 337);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_external_semaphores_signal_node_set_params)(hGraphExec, hNode, nodeParams);
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9420,7 +9420,7 @@ static inline CUresult cubind_driver_graph_exec_external_semaphores_wait_node_se
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 338);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_external_semaphores_wait_node_set_params)(hGraphExec, hNode, nodeParams);
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9433,7 +9433,7 @@ static inline CUresult cubind_driver_graph_node_set_enabled_inline(CUgraphExec h
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 339);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_node_set_enabled)(hGraphExec, hNode, isEnabled);
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9446,7 +9446,7 @@ static inline CUresult cubind_driver_graph_node_get_enabled_inline(CUgraphExec h
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 340);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_node_get_enabled)(hGraphExec, hNode, isEnabled);
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9459,7 +9459,7 @@ static inline CUresult cubind_driver_graph_upload_inline(CUgraphExec hGraphExec,
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUstream hStream) = (CUresult (*)(CUgraphExec hGraphExec, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 341);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_upload)(hGraphExec, hStream);
     cubind_status = cubind_fn(hGraphExec, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9472,7 +9472,7 @@ static inline CUresult cubind_driver_graph_launch_inline(CUgraphExec hGraphExec,
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUstream hStream) = (CUresult (*)(CUgraphExec hGraphExec, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 342);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_launch)(hGraphExec, hStream);
     cubind_status = cubind_fn(hGraphExec, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9485,7 +9485,7 @@ static inline CUresult cubind_driver_graph_exec_destroy_inline(CUgraphExec hGrap
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec) = (CUresult (*)(CUgraphExec hGraphExec))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 343);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_destroy)(hGraphExec);
     cubind_status = cubind_fn(hGraphExec);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9498,7 +9498,7 @@ static inline CUresult cubind_driver_graph_destroy_inline(CUgraph hGraph)
 {
     CUresult (*cubind_fn)(CUgraph hGraph) = (CUresult (*)(CUgraph hGraph))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 344);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_destroy)(hGraph);
     cubind_status = cubind_fn(hGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9511,7 +9511,7 @@ static inline CUresult cubind_driver_graph_exec_update_inline(CUgraphExec hGraph
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo) = (CUresult (*)(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 345);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_update)(hGraphExec, hGraph, resultInfo);
     cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9524,7 +9524,7 @@ static inline CUresult cubind_driver_graph_kernel_node_copy_attributes_inline(CU
 {
     CUresult (*cubind_fn)(CUgraphNode dst, CUgraphNode src) = (CUresult (*)(CUgraphNode dst, CUgraphNode src))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 346);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_kernel_node_copy_attributes)(dst, src);
     cubind_status = cubind_fn(dst, src);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9537,7 +9537,7 @@ static inline CUresult cubind_driver_graph_kernel_node_get_attribute_inline(CUgr
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out) = (CUresult (*)(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 347);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_kernel_node_get_attribute)(hNode, attr, value_out);
     cubind_status = cubind_fn(hNode, attr, value_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9550,7 +9550,7 @@ static inline CUresult cubind_driver_graph_kernel_node_set_attribute_inline(CUgr
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value) = (CUresult (*)(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 348);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_kernel_node_set_attribute)(hNode, attr, value);
     cubind_status = cubind_fn(hNode, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9563,7 +9563,7 @@ static inline CUresult cubind_driver_graph_debug_dot_print_inline(CUgraph hGraph
 {
     CUresult (*cubind_fn)(CUgraph hGraph, const char *path, unsigned int flags) = (CUresult (*)(CUgraph hGraph, const char *path, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 349);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_debug_dot_print)(hGraph, path, flags);
     cubind_status = cubind_fn(hGraph, path, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9576,7 +9576,7 @@ static inline CUresult cubind_driver_user_object_create_inline(CUuserObject *obj
 {
     CUresult (*cubind_fn)(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags) = (CUresult (*)(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 350);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_user_object_create)(object_out, ptr, destroy, initialRefcount, flags);
     cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9589,7 +9589,7 @@ static inline CUresult cubind_driver_user_object_retain_inline(CUuserObject obje
 {
     CUresult (*cubind_fn)(CUuserObject object, unsigned int count) = (CUresult (*)(CUuserObject object, unsigned int count))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 351);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_user_object_retain)(object, count);
     cubind_status = cubind_fn(object, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9602,7 +9602,7 @@ static inline CUresult cubind_driver_user_object_release_inline(CUuserObject obj
 {
     CUresult (*cubind_fn)(CUuserObject object, unsigned int count) = (CUresult (*)(CUuserObject object, unsigned int count))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 352);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_user_object_release)(object, count);
     cubind_status = cubind_fn(object, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9615,7 +9615,7 @@ static inline CUresult cubind_driver_graph_retain_user_object_inline(CUgraph gra
 {
     CUresult (*cubind_fn)(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) = (CUresult (*)(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 353);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_retain_user_object)(graph, object, count, flags);
     cubind_status = cubind_fn(graph, object, count, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9628,7 +9628,7 @@ static inline CUresult cubind_driver_graph_release_user_object_inline(CUgraph gr
 {
     CUresult (*cubind_fn)(CUgraph graph, CUuserObject object, unsigned int count) = (CUresult (*)(CUgraph graph, CUuserObject object, unsigned int count))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 354);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_release_user_object)(graph, object, count);
     cubind_status = cubind_fn(graph, object, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9641,7 +9641,7 @@ static inline CUresult cubind_driver_graph_add_node_inline(CUgraphNode *phGraphN
 {
     CUresult (*cubind_fn)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams) = (CUresult (*)(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 355);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_add_node)(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
     cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9654,7 +9654,7 @@ static inline CUresult cubind_driver_graph_node_set_params_inline(CUgraphNode hN
 {
     CUresult (*cubind_fn)(CUgraphNode hNode, CUgraphNodeParams *nodeParams) = (CUresult (*)(CUgraphNode hNode, CUgraphNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 356);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_node_set_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9667,7 +9667,7 @@ static inline CUresult cubind_driver_graph_exec_node_set_params_inline(CUgraphEx
 {
     CUresult (*cubind_fn)(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams) = (CUresult (*)(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 357);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_exec_node_set_params)(hGraphExec, hNode, nodeParams);
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9680,7 +9680,7 @@ static inline CUresult cubind_driver_graph_conditional_handle_create_inline(CUgr
 {
     CUresult (*cubind_fn)(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags) = (CUresult (*)(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 358);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graph_conditional_handle_create)(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
     cubind_status = cubind_fn(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9693,7 +9693,7 @@ static inline CUresult cubind_driver_occupancy_max_active_blocks_per_multiproces
 {
     CUresult (*cubind_fn)(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize) = (CUresult (*)(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 359);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_occupancy_max_active_blocks_per_multiprocessor)(numBlocks, func, blockSize, dynamicSMemSize);
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9706,7 +9706,7 @@ static inline CUresult cubind_driver_occupancy_max_active_blocks_per_multiproces
 {
     CUresult (*cubind_fn)(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags) = (CUresult (*)(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 360);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags)(numBlocks, func, blockSize, dynamicSMemSize, flags);
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9719,7 +9719,7 @@ static inline CUresult cubind_driver_occupancy_max_potential_block_size_inline(i
 {
     CUresult (*cubind_fn)(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit) = (CUresult (*)(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 361);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_occupancy_max_potential_block_size)(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     cubind_status = cubind_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9732,7 +9732,7 @@ static inline CUresult cubind_driver_occupancy_max_potential_block_size_with_fla
 {
     CUresult (*cubind_fn)(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags) = (CUresult (*)(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 362);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_occupancy_max_potential_block_size_with_flags)(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
     cubind_status = cubind_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9745,7 +9745,7 @@ static inline CUresult cubind_driver_occupancy_available_dynamic_s_mem_per_block
 {
     CUresult (*cubind_fn)(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize) = (CUresult (*)(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 363);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_occupancy_available_dynamic_s_mem_per_block)(dynamicSmemSize, func, numBlocks, blockSize);
     cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9758,7 +9758,7 @@ static inline CUresult cubind_driver_occupancy_max_potential_cluster_size_inline
 {
     CUresult (*cubind_fn)(int *clusterSize, CUfunction func, const CUlaunchConfig *config) = (CUresult (*)(int *clusterSize, CUfunction func, const CUlaunchConfig *config))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 364);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_occupancy_max_potential_cluster_size)(clusterSize, func, config);
     cubind_status = cubind_fn(clusterSize, func, config);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9771,7 +9771,7 @@ static inline CUresult cubind_driver_occupancy_max_active_clusters_inline(int *n
 {
     CUresult (*cubind_fn)(int *numClusters, CUfunction func, const CUlaunchConfig *config) = (CUresult (*)(int *numClusters, CUfunction func, const CUlaunchConfig *config))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 365);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_occupancy_max_active_clusters)(numClusters, func, config);
     cubind_status = cubind_fn(numClusters, func, config);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9785,7 +9785,7 @@ static inline CUresult cubind_driver_tex_ref_set_array_inline(CUtexref hTexRef, 
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, CUarray hArray, unsigned int Flags) = (CUresult (*)(CUtexref hTexRef, CUarray hArray, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 366);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_array)(hTexRef, hArray, Flags);
     cubind_status = cubind_fn(hTexRef, hArray, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9801,7 +9801,7 @@ static inline CUresult cubind_driver_tex_ref_set_mipmapped_array_inline(CUtexref
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags) = (CUresult (*)(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 367);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_mipmapped_array)(hTexRef, hMipmappedArray, Flags);
     cubind_status = cubind_fn(hTexRef, hMipmappedArray, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9817,7 +9817,7 @@ static inline CUresult cubind_driver_tex_ref_set_address_inline(size_t *ByteOffs
 {
     CUresult (*cubind_fn)(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes) = (CUresult (*)(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 368);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_address)(ByteOffset, hTexRef, dptr, bytes);
     cubind_status = cubind_fn(ByteOffset, hTexRef, dptr, bytes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9833,7 +9833,7 @@ static inline CUresult cubind_driver_tex_ref_set_address2_d_inline(CUtexref hTex
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch) = (CUresult (*)(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 369);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_address2_d)(hTexRef, desc, dptr, Pitch);
     cubind_status = cubind_fn(hTexRef, desc, dptr, Pitch);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9849,7 +9849,7 @@ static inline CUresult cubind_driver_tex_ref_set_format_inline(CUtexref hTexRef,
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents) = (CUresult (*)(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 370);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_format)(hTexRef, fmt, NumPackedComponents);
     cubind_status = cubind_fn(hTexRef, fmt, NumPackedComponents);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9865,7 +9865,7 @@ static inline CUresult cubind_driver_tex_ref_set_address_mode_inline(CUtexref hT
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, int dim, CUaddress_mode am) = (CUresult (*)(CUtexref hTexRef, int dim, CUaddress_mode am))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 371);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_address_mode)(hTexRef, dim, am);
     cubind_status = cubind_fn(hTexRef, dim, am);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9881,7 +9881,7 @@ static inline CUresult cubind_driver_tex_ref_set_filter_mode_inline(CUtexref hTe
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, CUfilter_mode fm) = (CUresult (*)(CUtexref hTexRef, CUfilter_mode fm))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 372);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_filter_mode)(hTexRef, fm);
     cubind_status = cubind_fn(hTexRef, fm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9897,7 +9897,7 @@ static inline CUresult cubind_driver_tex_ref_set_mipmap_filter_mode_inline(CUtex
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, CUfilter_mode fm) = (CUresult (*)(CUtexref hTexRef, CUfilter_mode fm))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 373);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_mipmap_filter_mode)(hTexRef, fm);
     cubind_status = cubind_fn(hTexRef, fm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9913,7 +9913,7 @@ static inline CUresult cubind_driver_tex_ref_set_mipmap_level_bias_inline(CUtexr
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, float bias) = (CUresult (*)(CUtexref hTexRef, float bias))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 374);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_mipmap_level_bias)(hTexRef, bias);
     cubind_status = cubind_fn(hTexRef, bias);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9929,7 +9929,7 @@ static inline CUresult cubind_driver_tex_ref_set_mipmap_level_clamp_inline(CUtex
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp) = (CUresult (*)(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 375);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_mipmap_level_clamp)(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
     cubind_status = cubind_fn(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9945,7 +9945,7 @@ static inline CUresult cubind_driver_tex_ref_set_max_anisotropy_inline(CUtexref 
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, unsigned int maxAniso) = (CUresult (*)(CUtexref hTexRef, unsigned int maxAniso))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 376);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_max_anisotropy)(hTexRef, maxAniso);
     cubind_status = cubind_fn(hTexRef, maxAniso);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9961,7 +9961,7 @@ static inline CUresult cubind_driver_tex_ref_set_border_color_inline(CUtexref hT
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, float *pBorderColor) = (CUresult (*)(CUtexref hTexRef, float *pBorderColor))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 377);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_border_color)(hTexRef, pBorderColor);
     cubind_status = cubind_fn(hTexRef, pBorderColor);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9977,7 +9977,7 @@ static inline CUresult cubind_driver_tex_ref_set_flags_inline(CUtexref hTexRef, 
 {
     CUresult (*cubind_fn)(CUtexref hTexRef, unsigned int Flags) = (CUresult (*)(CUtexref hTexRef, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 378);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_set_flags)(hTexRef, Flags);
     cubind_status = cubind_fn(hTexRef, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -9993,7 +9993,7 @@ static inline CUresult cubind_driver_tex_ref_get_address_inline(CUdeviceptr *pdp
 {
     CUresult (*cubind_fn)(CUdeviceptr *pdptr, CUtexref hTexRef) = (CUresult (*)(CUdeviceptr *pdptr, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 379);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_address)(pdptr, hTexRef);
     cubind_status = cubind_fn(pdptr, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10009,7 +10009,7 @@ static inline CUresult cubind_driver_tex_ref_get_array_inline(CUarray *phArray, 
 {
     CUresult (*cubind_fn)(CUarray *phArray, CUtexref hTexRef) = (CUresult (*)(CUarray *phArray, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 380);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_array)(phArray, hTexRef);
     cubind_status = cubind_fn(phArray, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10025,7 +10025,7 @@ static inline CUresult cubind_driver_tex_ref_get_mipmapped_array_inline(CUmipmap
 {
     CUresult (*cubind_fn)(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef) = (CUresult (*)(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 381);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_mipmapped_array)(phMipmappedArray, hTexRef);
     cubind_status = cubind_fn(phMipmappedArray, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10041,7 +10041,7 @@ static inline CUresult cubind_driver_tex_ref_get_address_mode_inline(CUaddress_m
 {
     CUresult (*cubind_fn)(CUaddress_mode *pam, CUtexref hTexRef, int dim) = (CUresult (*)(CUaddress_mode *pam, CUtexref hTexRef, int dim))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 382);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_address_mode)(pam, hTexRef, dim);
     cubind_status = cubind_fn(pam, hTexRef, dim);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10057,7 +10057,7 @@ static inline CUresult cubind_driver_tex_ref_get_filter_mode_inline(CUfilter_mod
 {
     CUresult (*cubind_fn)(CUfilter_mode *pfm, CUtexref hTexRef) = (CUresult (*)(CUfilter_mode *pfm, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 383);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_filter_mode)(pfm, hTexRef);
     cubind_status = cubind_fn(pfm, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10073,7 +10073,7 @@ static inline CUresult cubind_driver_tex_ref_get_format_inline(CUarray_format *p
 {
     CUresult (*cubind_fn)(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef) = (CUresult (*)(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 384);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_format)(pFormat, pNumChannels, hTexRef);
     cubind_status = cubind_fn(pFormat, pNumChannels, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10089,7 +10089,7 @@ static inline CUresult cubind_driver_tex_ref_get_mipmap_filter_mode_inline(CUfil
 {
     CUresult (*cubind_fn)(CUfilter_mode *pfm, CUtexref hTexRef) = (CUresult (*)(CUfilter_mode *pfm, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 385);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_mipmap_filter_mode)(pfm, hTexRef);
     cubind_status = cubind_fn(pfm, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10105,7 +10105,7 @@ static inline CUresult cubind_driver_tex_ref_get_mipmap_level_bias_inline(float 
 {
     CUresult (*cubind_fn)(float *pbias, CUtexref hTexRef) = (CUresult (*)(float *pbias, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 386);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_mipmap_level_bias)(pbias, hTexRef);
     cubind_status = cubind_fn(pbias, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10121,7 +10121,7 @@ static inline CUresult cubind_driver_tex_ref_get_mipmap_level_clamp_inline(float
 {
     CUresult (*cubind_fn)(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef) = (CUresult (*)(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 387);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_mipmap_level_clamp)(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
     cubind_status = cubind_fn(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10137,7 +10137,7 @@ static inline CUresult cubind_driver_tex_ref_get_max_anisotropy_inline(int *pmax
 {
     CUresult (*cubind_fn)(int *pmaxAniso, CUtexref hTexRef) = (CUresult (*)(int *pmaxAniso, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 388);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_max_anisotropy)(pmaxAniso, hTexRef);
     cubind_status = cubind_fn(pmaxAniso, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10153,7 +10153,7 @@ static inline CUresult cubind_driver_tex_ref_get_border_color_inline(float *pBor
 {
     CUresult (*cubind_fn)(float *pBorderColor, CUtexref hTexRef) = (CUresult (*)(float *pBorderColor, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 389);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_border_color)(pBorderColor, hTexRef);
     cubind_status = cubind_fn(pBorderColor, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10169,7 +10169,7 @@ static inline CUresult cubind_driver_tex_ref_get_flags_inline(unsigned int *pFla
 {
     CUresult (*cubind_fn)(unsigned int *pFlags, CUtexref hTexRef) = (CUresult (*)(unsigned int *pFlags, CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 390);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_get_flags)(pFlags, hTexRef);
     cubind_status = cubind_fn(pFlags, hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10185,7 +10185,7 @@ static inline CUresult cubind_driver_tex_ref_create_inline(CUtexref *pTexRef)
 {
     CUresult (*cubind_fn)(CUtexref *pTexRef) = (CUresult (*)(CUtexref *pTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 391);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_create)(pTexRef);
     cubind_status = cubind_fn(pTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10201,7 +10201,7 @@ static inline CUresult cubind_driver_tex_ref_destroy_inline(CUtexref hTexRef)
 {
     CUresult (*cubind_fn)(CUtexref hTexRef) = (CUresult (*)(CUtexref hTexRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 392);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_ref_destroy)(hTexRef);
     cubind_status = cubind_fn(hTexRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10217,7 +10217,7 @@ static inline CUresult cubind_driver_surf_ref_set_array_inline(CUsurfref hSurfRe
 {
     CUresult (*cubind_fn)(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags) = (CUresult (*)(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 393);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_surf_ref_set_array)(hSurfRef, hArray, Flags);
     cubind_status = cubind_fn(hSurfRef, hArray, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10233,7 +10233,7 @@ static inline CUresult cubind_driver_surf_ref_get_array_inline(CUarray *phArray,
 {
     CUresult (*cubind_fn)(CUarray *phArray, CUsurfref hSurfRef) = (CUresult (*)(CUarray *phArray, CUsurfref hSurfRef))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 394);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_surf_ref_get_array)(phArray, hSurfRef);
     cubind_status = cubind_fn(phArray, hSurfRef);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10248,7 +10248,7 @@ static inline CUresult cubind_driver_tex_object_create_inline(CUtexObject *pTexO
 {
     CUresult (*cubind_fn)(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc) = (CUresult (*)(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 395);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_object_create)(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10261,7 +10261,7 @@ static inline CUresult cubind_driver_tex_object_destroy_inline(CUtexObject texOb
 {
     CUresult (*cubind_fn)(CUtexObject texObject) = (CUresult (*)(CUtexObject texObject))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 396);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_object_destroy)(texObject);
     cubind_status = cubind_fn(texObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10274,7 +10274,7 @@ static inline CUresult cubind_driver_tex_object_get_resource_desc_inline(CUDA_RE
 {
     CUresult (*cubind_fn)(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject) = (CUresult (*)(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 397);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_object_get_resource_desc)(pResDesc, texObject);
     cubind_status = cubind_fn(pResDesc, texObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10287,7 +10287,7 @@ static inline CUresult cubind_driver_tex_object_get_texture_desc_inline(CUDA_TEX
 {
     CUresult (*cubind_fn)(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject) = (CUresult (*)(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 398);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_object_get_texture_desc)(pTexDesc, texObject);
     cubind_status = cubind_fn(pTexDesc, texObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10300,7 +10300,7 @@ static inline CUresult cubind_driver_tex_object_get_resource_view_desc_inline(CU
 {
     CUresult (*cubind_fn)(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject) = (CUresult (*)(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 399);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tex_object_get_resource_view_desc)(pResViewDesc, texObject);
     cubind_status = cubind_fn(pResViewDesc, texObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10313,7 +10313,7 @@ static inline CUresult cubind_driver_surf_object_create_inline(CUsurfObject *pSu
 {
     CUresult (*cubind_fn)(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc) = (CUresult (*)(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 400);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_surf_object_create)(pSurfObject, pResDesc);
     cubind_status = cubind_fn(pSurfObject, pResDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10326,7 +10326,7 @@ static inline CUresult cubind_driver_surf_object_destroy_inline(CUsurfObject sur
 {
     CUresult (*cubind_fn)(CUsurfObject surfObject) = (CUresult (*)(CUsurfObject surfObject))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 401);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_surf_object_destroy)(surfObject);
     cubind_status = cubind_fn(surfObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10339,7 +10339,7 @@ static inline CUresult cubind_driver_surf_object_get_resource_desc_inline(CUDA_R
 {
     CUresult (*cubind_fn)(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject) = (CUresult (*)(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 402);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_surf_object_get_resource_desc)(pResDesc, surfObject);
     cubind_status = cubind_fn(pResDesc, surfObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10352,7 +10352,7 @@ static inline CUresult cubind_driver_tensor_map_encode_tiled_inline(CUtensorMap 
 {
     CUresult (*cubind_fn)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) = (CUresult (*)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 403);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tensor_map_encode_tiled)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10365,7 +10365,7 @@ static inline CUresult cubind_driver_tensor_map_encode_im2col_inline(CUtensorMap
 {
     CUresult (*cubind_fn)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) = (CUresult (*)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 404);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tensor_map_encode_im2col)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10378,7 +10378,7 @@ static inline CUresult cubind_driver_tensor_map_encode_im2col_wide_inline(CUtens
 {
     CUresult (*cubind_fn)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) = (CUresult (*)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 405);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tensor_map_encode_im2col_wide)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
     cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10391,7 +10391,7 @@ static inline CUresult cubind_driver_tensor_map_replace_address_inline(CUtensorM
 {
     CUresult (*cubind_fn)(CUtensorMap *tensorMap, void *globalAddress) = (CUresult (*)(CUtensorMap *tensorMap, void *globalAddress))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 406);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_tensor_map_replace_address)(tensorMap, globalAddress);
     cubind_status = cubind_fn(tensorMap, globalAddress);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10404,7 +10404,7 @@ static inline CUresult cubind_driver_device_can_access_peer_inline(int *canAcces
 {
     CUresult (*cubind_fn)(int *canAccessPeer, CUdevice dev, CUdevice peerDev) = (CUresult (*)(int *canAccessPeer, CUdevice dev, CUdevice peerDev))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 407);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_can_access_peer)(canAccessPeer, dev, peerDev);
     cubind_status = cubind_fn(canAccessPeer, dev, peerDev);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10417,7 +10417,7 @@ static inline CUresult cubind_driver_ctx_enable_peer_access_inline(CUcontext pee
 {
     CUresult (*cubind_fn)(CUcontext peerContext, unsigned int Flags) = (CUresult (*)(CUcontext peerContext, unsigned int Flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 408);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_enable_peer_access)(peerContext, Flags);
     cubind_status = cubind_fn(peerContext, Flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10430,7 +10430,7 @@ static inline CUresult cubind_driver_ctx_disable_peer_access_inline(CUcontext pe
 {
     CUresult (*cubind_fn)(CUcontext peerContext) = (CUresult (*)(CUcontext peerContext))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 409);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_disable_peer_access)(peerContext);
     cubind_status = cubind_fn(peerContext);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10443,7 +10443,7 @@ static inline CUresult cubind_driver_device_get_p2p_attribute_inline(int *value,
 {
     CUresult (*cubind_fn)(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice) = (CUresult (*)(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 410);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_p2p_attribute)(value, attrib, srcDevice, dstDevice);
     cubind_status = cubind_fn(value, attrib, srcDevice, dstDevice);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10456,7 +10456,7 @@ static inline CUresult cubind_driver_device_get_p2p_atomic_capabilities_inline(u
 {
     CUresult (*cubind_fn)(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice) = (CUresult (*)(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 411);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_p2p_atomic_capabilities)(capabilities, operations, count, srcDevice, dstDevice);
     cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10469,7 +10469,7 @@ static inline CUresult cubind_driver_graphics_unregister_resource_inline(CUgraph
 {
     CUresult (*cubind_fn)(CUgraphicsResource resource) = (CUresult (*)(CUgraphicsResource resource))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 412);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graphics_unregister_resource)(resource);
     cubind_status = cubind_fn(resource);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10482,7 +10482,7 @@ static inline CUresult cubind_driver_graphics_sub_resource_get_mapped_array_inli
 {
     CUresult (*cubind_fn)(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel) = (CUresult (*)(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 413);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graphics_sub_resource_get_mapped_array)(pArray, resource, arrayIndex, mipLevel);
     cubind_status = cubind_fn(pArray, resource, arrayIndex, mipLevel);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10495,7 +10495,7 @@ static inline CUresult cubind_driver_graphics_resource_get_mapped_mipmapped_arra
 {
     CUresult (*cubind_fn)(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource) = (CUresult (*)(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 414);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graphics_resource_get_mapped_mipmapped_array)(pMipmappedArray, resource);
     cubind_status = cubind_fn(pMipmappedArray, resource);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10508,7 +10508,7 @@ static inline CUresult cubind_driver_graphics_resource_get_mapped_pointer_inline
 {
     CUresult (*cubind_fn)(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource) = (CUresult (*)(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 415);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graphics_resource_get_mapped_pointer)(pDevPtr, pSize, resource);
     cubind_status = cubind_fn(pDevPtr, pSize, resource);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10521,7 +10521,7 @@ static inline CUresult cubind_driver_graphics_resource_set_map_flags_inline(CUgr
 {
     CUresult (*cubind_fn)(CUgraphicsResource resource, unsigned int flags) = (CUresult (*)(CUgraphicsResource resource, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 416);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graphics_resource_set_map_flags)(resource, flags);
     cubind_status = cubind_fn(resource, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10534,7 +10534,7 @@ static inline CUresult cubind_driver_graphics_map_resources_inline(unsigned int 
 {
     CUresult (*cubind_fn)(unsigned int count, CUgraphicsResource *resources, CUstream hStream) = (CUresult (*)(unsigned int count, CUgraphicsResource *resources, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 417);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graphics_map_resources)(count, resources, hStream);
     cubind_status = cubind_fn(count, resources, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10547,7 +10547,7 @@ static inline CUresult cubind_driver_graphics_unmap_resources_inline(unsigned in
 {
     CUresult (*cubind_fn)(unsigned int count, CUgraphicsResource *resources, CUstream hStream) = (CUresult (*)(unsigned int count, CUgraphicsResource *resources, CUstream hStream))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 418);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_graphics_unmap_resources)(count, resources, hStream);
     cubind_status = cubind_fn(count, resources, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10560,7 +10560,7 @@ static inline CUresult cubind_driver_get_proc_address_inline(const char *symbol,
 {
     CUresult (*cubind_fn)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus) = (CUresult (*)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 419);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_get_proc_address)(symbol, pfn, cudaVersion, flags, symbolStatus);
     cubind_status = cubind_fn(symbol, pfn, cudaVersion, flags, symbolStatus);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10573,7 +10573,7 @@ static inline CUresult cubind_driver_coredump_get_attribute_inline(CUcoredumpSet
 {
     CUresult (*cubind_fn)(CUcoredumpSettings attrib, void *value, size_t *size) = (CUresult (*)(CUcoredumpSettings attrib, void *value, size_t *size))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 420);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_coredump_get_attribute)(attrib, value, size);
     cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10586,7 +10586,7 @@ static inline CUresult cubind_driver_coredump_get_attribute_global_inline(CUcore
 {
     CUresult (*cubind_fn)(CUcoredumpSettings attrib, void *value, size_t *size) = (CUresult (*)(CUcoredumpSettings attrib, void *value, size_t *size))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 421);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_coredump_get_attribute_global)(attrib, value, size);
     cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10599,7 +10599,7 @@ static inline CUresult cubind_driver_coredump_set_attribute_inline(CUcoredumpSet
 {
     CUresult (*cubind_fn)(CUcoredumpSettings attrib, void *value, size_t *size) = (CUresult (*)(CUcoredumpSettings attrib, void *value, size_t *size))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 422);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_coredump_set_attribute)(attrib, value, size);
     cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10612,7 +10612,7 @@ static inline CUresult cubind_driver_coredump_set_attribute_global_inline(CUcore
 {
     CUresult (*cubind_fn)(CUcoredumpSettings attrib, void *value, size_t *size) = (CUresult (*)(CUcoredumpSettings attrib, void *value, size_t *size))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 423);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_coredump_set_attribute_global)(attrib, value, size);
     cubind_status = cubind_fn(attrib, value, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10625,7 +10625,7 @@ static inline CUresult cubind_driver_get_export_table_inline(const void **ppExpo
 {
     CUresult (*cubind_fn)(const void **ppExportTable, const CUuuid *pExportTableId) = (CUresult (*)(const void **ppExportTable, const CUuuid *pExportTableId))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 424);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_get_export_table)(ppExportTable, pExportTableId);
     cubind_status = cubind_fn(ppExportTable, pExportTableId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10638,7 +10638,7 @@ static inline CUresult cubind_driver_green_ctx_create_inline(CUgreenCtx *phCtx, 
 {
     CUresult (*cubind_fn)(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags) = (CUresult (*)(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 425);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_green_ctx_create)(phCtx, desc, dev, flags);
     cubind_status = cubind_fn(phCtx, desc, dev, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10651,7 +10651,7 @@ static inline CUresult cubind_driver_green_ctx_destroy_inline(CUgreenCtx hCtx)
 {
     CUresult (*cubind_fn)(CUgreenCtx hCtx) = (CUresult (*)(CUgreenCtx hCtx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 426);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_green_ctx_destroy)(hCtx);
     cubind_status = cubind_fn(hCtx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10664,7 +10664,7 @@ static inline CUresult cubind_driver_ctx_from_green_ctx_inline(CUcontext *pConte
 {
     CUresult (*cubind_fn)(CUcontext *pContext, CUgreenCtx hCtx) = (CUresult (*)(CUcontext *pContext, CUgreenCtx hCtx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 427);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_from_green_ctx)(pContext, hCtx);
     cubind_status = cubind_fn(pContext, hCtx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10677,7 +10677,7 @@ static inline CUresult cubind_driver_device_get_dev_resource_inline(CUdevice dev
 {
     CUresult (*cubind_fn)(CUdevice device, CUdevResource *resource, CUdevResourceType type) = (CUresult (*)(CUdevice device, CUdevResource *resource, CUdevResourceType type))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 428);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_device_get_dev_resource)(device, resource, type);
     cubind_status = cubind_fn(device, resource, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10690,7 +10690,7 @@ static inline CUresult cubind_driver_ctx_get_dev_resource_inline(CUcontext hCtx,
 {
     CUresult (*cubind_fn)(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type) = (CUresult (*)(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 429);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_ctx_get_dev_resource)(hCtx, resource, type);
     cubind_status = cubind_fn(hCtx, resource, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10703,7 +10703,7 @@ static inline CUresult cubind_driver_green_ctx_get_dev_resource_inline(CUgreenCt
 {
     CUresult (*cubind_fn)(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type) = (CUresult (*)(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 430);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_green_ctx_get_dev_resource)(hCtx, resource, type);
     cubind_status = cubind_fn(hCtx, resource, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10716,7 +10716,7 @@ static inline CUresult cubind_driver_dev_sm_resource_split_by_count_inline(CUdev
 {
     CUresult (*cubind_fn)(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount) = (CUresult (*)(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 431);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_dev_sm_resource_split_by_count)(result, nbGroups, input, remaining, useFlags, minCount);
     cubind_status = cubind_fn(result, nbGroups, input, remaining, useFlags, minCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10729,7 +10729,7 @@ static inline CUresult cubind_driver_dev_resource_generate_desc_inline(CUdevReso
 {
     CUresult (*cubind_fn)(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources) = (CUresult (*)(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 432);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_dev_resource_generate_desc)(phDesc, resources, nbResources);
     cubind_status = cubind_fn(phDesc, resources, nbResources);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10742,7 +10742,7 @@ static inline CUresult cubind_driver_green_ctx_record_event_inline(CUgreenCtx hC
 {
     CUresult (*cubind_fn)(CUgreenCtx hCtx, CUevent hEvent) = (CUresult (*)(CUgreenCtx hCtx, CUevent hEvent))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 433);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_green_ctx_record_event)(hCtx, hEvent);
     cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10755,7 +10755,7 @@ static inline CUresult cubind_driver_green_ctx_wait_event_inline(CUgreenCtx hCtx
 {
     CUresult (*cubind_fn)(CUgreenCtx hCtx, CUevent hEvent) = (CUresult (*)(CUgreenCtx hCtx, CUevent hEvent))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 434);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_green_ctx_wait_event)(hCtx, hEvent);
     cubind_status = cubind_fn(hCtx, hEvent);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10768,7 +10768,7 @@ static inline CUresult cubind_driver_stream_get_green_ctx_inline(CUstream hStrea
 {
     CUresult (*cubind_fn)(CUstream hStream, CUgreenCtx *phCtx) = (CUresult (*)(CUstream hStream, CUgreenCtx *phCtx))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 435);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_stream_get_green_ctx)(hStream, phCtx);
     cubind_status = cubind_fn(hStream, phCtx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10781,7 +10781,7 @@ static inline CUresult cubind_driver_green_ctx_stream_create_inline(CUstream *ph
 {
     CUresult (*cubind_fn)(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority) = (CUresult (*)(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 436);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_green_ctx_stream_create)(phStream, greenCtx, flags, priority);
     cubind_status = cubind_fn(phStream, greenCtx, flags, priority);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10794,7 +10794,7 @@ static inline CUresult cubind_driver_green_ctx_get_id_inline(CUgreenCtx greenCtx
 {
     CUresult (*cubind_fn)(CUgreenCtx greenCtx, unsigned long long *greenCtxId) = (CUresult (*)(CUgreenCtx greenCtx, unsigned long long *greenCtxId))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 437);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_green_ctx_get_id)(greenCtx, greenCtxId);
     cubind_status = cubind_fn(greenCtx, greenCtxId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10807,7 +10807,7 @@ static inline CUresult cubind_driver_logs_register_callback_inline(CUlogsCallbac
 {
     CUresult (*cubind_fn)(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out) = (CUresult (*)(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 438);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_logs_register_callback)(callbackFunc, userData, callback_out);
     cubind_status = cubind_fn(callbackFunc, userData, callback_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10820,7 +10820,7 @@ static inline CUresult cubind_driver_logs_unregister_callback_inline(CUlogsCallb
 {
     CUresult (*cubind_fn)(CUlogsCallbackHandle callback) = (CUresult (*)(CUlogsCallbackHandle callback))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 439);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_logs_unregister_callback)(callback);
     cubind_status = cubind_fn(callback);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10833,7 +10833,7 @@ static inline CUresult cubind_driver_logs_current_inline(CUlogIterator *iterator
 {
     CUresult (*cubind_fn)(CUlogIterator *iterator_out, unsigned int flags) = (CUresult (*)(CUlogIterator *iterator_out, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 440);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_logs_current)(iterator_out, flags);
     cubind_status = cubind_fn(iterator_out, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10846,7 +10846,7 @@ static inline CUresult cubind_driver_logs_dump_to_file_inline(CUlogIterator *ite
 {
     CUresult (*cubind_fn)(CUlogIterator *iterator, const char *pathToFile, unsigned int flags) = (CUresult (*)(CUlogIterator *iterator, const char *pathToFile, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 441);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_logs_dump_to_file)(iterator, pathToFile, flags);
     cubind_status = cubind_fn(iterator, pathToFile, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10859,7 +10859,7 @@ static inline CUresult cubind_driver_logs_dump_to_memory_inline(CUlogIterator *i
 {
     CUresult (*cubind_fn)(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags) = (CUresult (*)(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 442);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_logs_dump_to_memory)(iterator, buffer, size, flags);
     cubind_status = cubind_fn(iterator, buffer, size, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10872,7 +10872,7 @@ static inline CUresult cubind_driver_checkpoint_process_get_restore_thread_id_in
 {
     CUresult (*cubind_fn)(int pid, int *tid) = (CUresult (*)(int pid, int *tid))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 443);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_checkpoint_process_get_restore_thread_id)(pid, tid);
     cubind_status = cubind_fn(pid, tid);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10885,7 +10885,7 @@ static inline CUresult cubind_driver_checkpoint_process_get_state_inline(int pid
 {
     CUresult (*cubind_fn)(int pid, CUprocessState *state) = (CUresult (*)(int pid, CUprocessState *state))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 444);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_checkpoint_process_get_state)(pid, state);
     cubind_status = cubind_fn(pid, state);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10898,7 +10898,7 @@ static inline CUresult cubind_driver_checkpoint_process_lock_inline(int pid, CUc
 {
     CUresult (*cubind_fn)(int pid, CUcheckpointLockArgs *args) = (CUresult (*)(int pid, CUcheckpointLockArgs *args))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 445);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_checkpoint_process_lock)(pid, args);
     cubind_status = cubind_fn(pid, args);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10911,7 +10911,7 @@ static inline CUresult cubind_driver_checkpoint_process_checkpoint_inline(int pi
 {
     CUresult (*cubind_fn)(int pid, CUcheckpointCheckpointArgs *args) = (CUresult (*)(int pid, CUcheckpointCheckpointArgs *args))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 446);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_checkpoint_process_checkpoint)(pid, args);
     cubind_status = cubind_fn(pid, args);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10924,7 +10924,7 @@ static inline CUresult cubind_driver_checkpoint_process_restore_inline(int pid, 
 {
     CUresult (*cubind_fn)(int pid, CUcheckpointRestoreArgs *args) = (CUresult (*)(int pid, CUcheckpointRestoreArgs *args))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 447);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_checkpoint_process_restore)(pid, args);
     cubind_status = cubind_fn(pid, args);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10937,7 +10937,7 @@ static inline CUresult cubind_driver_checkpoint_process_unlock_inline(int pid, C
 {
     CUresult (*cubind_fn)(int pid, CUcheckpointUnlockArgs *args) = (CUresult (*)(int pid, CUcheckpointUnlockArgs *args))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 448);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_checkpoint_process_unlock)(pid, args);
     cubind_status = cubind_fn(pid, args);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10951,7 +10951,7 @@ static inline CUresult cubind_driver_profiler_initialize_inline(const char *conf
 {
     CUresult (*cubind_fn)(const char *configFile, const char *outputFile, CUoutput_mode outputMode) = (CUresult (*)(const char *configFile, const char *outputFile, CUoutput_mode outputMode))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 449);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_profiler_initialize)(configFile, outputFile, outputMode);
     cubind_status = cubind_fn(configFile, outputFile, outputMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10966,7 +10966,7 @@ static inline CUresult cubind_driver_profiler_start_inline(void)
 {
     CUresult (*cubind_fn)(void) = (CUresult (*)(void))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 450);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_profiler_start)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))
@@ -10979,7 +10979,7 @@ static inline CUresult cubind_driver_profiler_stop_inline(void)
 {
     CUresult (*cubind_fn)(void) = (CUresult (*)(void))CUBIND_SLOT_LOAD(cubind_driver_slots_b331179bc03c, 451);
     CUresult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_driver_profiler_stop)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != CUDA_SUCCESS))

@@ -479,7 +479,7 @@ static inline ncclResult_t cubind_nccl_mem_alloc_inline(void **ptr, size_t size)
 {
     ncclResult_t (*cubind_fn)(void **ptr, size_t size) = (ncclResult_t (*)(void **ptr, size_t size))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 0);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_mem_alloc)(ptr, size);
     cubind_status = cubind_fn(ptr, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -492,7 +492,7 @@ static inline ncclResult_t cubind_nccl_mem_free_inline(void *ptr)
 {
     ncclResult_t (*cubind_fn)(void *ptr) = (ncclResult_t (*)(void *ptr))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 1);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_mem_free)(ptr);
     cubind_status = cubind_fn(ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -505,7 +505,7 @@ static inline ncclResult_t cubind_nccl_get_version_inline(int *version)
 {
     ncclResult_t (*cubind_fn)(int *version) = (ncclResult_t (*)(int *version))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 2);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_get_version)(version);
     cubind_status = cubind_fn(version);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -518,7 +518,7 @@ static inline ncclResult_t cubind_nccl_get_unique_id_inline(ncclUniqueId *unique
 {
     ncclResult_t (*cubind_fn)(ncclUniqueId *uniqueId) = (ncclResult_t (*)(ncclUniqueId *uniqueId))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 3);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_get_unique_id)(uniqueId);
     cubind_status = cubind_fn(uniqueId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -531,7 +531,7 @@ static inline ncclResult_t cubind_nccl_comm_init_rank_config_inline(ncclComm_t *
 {
     ncclResult_t (*cubind_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config) = (ncclResult_t (*)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 4);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_init_rank_config)(comm, nranks, commId, rank, config);
     cubind_status = cubind_fn(comm, nranks, commId, rank, config);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -544,7 +544,7 @@ static inline ncclResult_t cubind_nccl_comm_init_rank_inline(ncclComm_t *comm, i
 {
     ncclResult_t (*cubind_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank) = (ncclResult_t (*)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 5);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_init_rank)(comm, nranks, commId, rank);
     cubind_status = cubind_fn(comm, nranks, commId, rank);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -557,7 +557,7 @@ static inline ncclResult_t cubind_nccl_comm_init_all_inline(ncclComm_t *comm, in
 {
     ncclResult_t (*cubind_fn)(ncclComm_t *comm, int ndev, const int *devlist) = (ncclResult_t (*)(ncclComm_t *comm, int ndev, const int *devlist))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 6);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_init_all)(comm, ndev, devlist);
     cubind_status = cubind_fn(comm, ndev, devlist);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -570,7 +570,7 @@ static inline ncclResult_t cubind_nccl_comm_finalize_inline(ncclComm_t comm)
 {
     ncclResult_t (*cubind_fn)(ncclComm_t comm) = (ncclResult_t (*)(ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 7);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_finalize)(comm);
     cubind_status = cubind_fn(comm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -583,7 +583,7 @@ static inline ncclResult_t cubind_nccl_comm_destroy_inline(ncclComm_t comm)
 {
     ncclResult_t (*cubind_fn)(ncclComm_t comm) = (ncclResult_t (*)(ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 8);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_destroy)(comm);
     cubind_status = cubind_fn(comm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -596,7 +596,7 @@ static inline ncclResult_t cubind_nccl_comm_abort_inline(ncclComm_t comm)
 {
     ncclResult_t (*cubind_fn)(ncclComm_t comm) = (ncclResult_t (*)(ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 9);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_abort)(comm);
     cubind_status = cubind_fn(comm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -609,7 +609,7 @@ static inline ncclResult_t cubind_nccl_comm_revoke_inline(ncclComm_t comm, int r
 {
     ncclResult_t (*cubind_fn)(ncclComm_t comm, int revokeFlags) = (ncclResult_t (*)(ncclComm_t comm, int revokeFlags))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 10);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_revoke)(comm, revokeFlags);
     cubind_status = cubind_fn(comm, revokeFlags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -622,7 +622,7 @@ static inline ncclResult_t cubind_nccl_comm_split_inline(ncclComm_t comm, int co
 {
     ncclResult_t (*cubind_fn)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config) = (ncclResult_t (*)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 11);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_split)(comm, color, key, newcomm, config);
     cubind_status = cubind_fn(comm, color, key, newcomm, config);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -635,7 +635,7 @@ static inline ncclResult_t cubind_nccl_comm_shrink_inline(ncclComm_t comm, int *
 {
     ncclResult_t (*cubind_fn)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags) = (ncclResult_t (*)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 12);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_shrink)(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -648,7 +648,7 @@ static inline ncclResult_t cubind_nccl_comm_init_rank_scalable_inline(ncclComm_t
 {
     ncclResult_t (*cubind_fn)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config) = (ncclResult_t (*)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 13);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_init_rank_scalable)(newcomm, nranks, myrank, nId, commIds, config);
     cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -660,7 +660,7 @@ static inline ncclResult_t cubind_nccl_comm_init_rank_scalable_inline(ncclComm_t
 static inline const char *cubind_nccl_get_error_string_inline(ncclResult_t result)
 {
     const char *(*cubind_fn)(ncclResult_t result) = (const char *(*)(ncclResult_t result))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 14);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_get_error_string)(result);
     return cubind_fn(result);
 }
@@ -669,7 +669,7 @@ static inline const char *cubind_nccl_get_error_string_inline(ncclResult_t resul
 static inline const char *cubind_nccl_get_last_error_inline(ncclComm_t comm)
 {
     const char *(*cubind_fn)(ncclComm_t comm) = (const char *(*)(ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 15);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_get_last_error)(comm);
     return cubind_fn(comm);
 }
@@ -679,7 +679,7 @@ CUBIND_DEPRECATED("ncclResetDebugInit is not supported as part of the NCCL API a
 static inline void cubind_nccl_reset_debug_init_inline(void)
 {
     void (*cubind_fn)(void) = (void (*)(void))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 16);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL)) {
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn)) {
         (cubind_nccl_reset_debug_init)();
         return;
     }
@@ -693,7 +693,7 @@ static inline ncclResult_t cubind_nccl_comm_get_async_error_inline(ncclComm_t co
 {
     ncclResult_t (*cubind_fn)(ncclComm_t comm, ncclResult_t *asyncError) = (ncclResult_t (*)(ncclComm_t comm, ncclResult_t *asyncError))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 17);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_get_async_error)(comm, asyncError);
     cubind_status = cubind_fn(comm, asyncError);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -706,7 +706,7 @@ static inline ncclResult_t cubind_nccl_comm_count_inline(const ncclComm_t comm, 
 {
     ncclResult_t (*cubind_fn)(const ncclComm_t comm, int *count) = (ncclResult_t (*)(const ncclComm_t comm, int *count))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 18);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_count)(comm, count);
     cubind_status = cubind_fn(comm, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -719,7 +719,7 @@ static inline ncclResult_t cubind_nccl_comm_cu_device_inline(const ncclComm_t co
 {
     ncclResult_t (*cubind_fn)(const ncclComm_t comm, int *device) = (ncclResult_t (*)(const ncclComm_t comm, int *device))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 19);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_cu_device)(comm, device);
     cubind_status = cubind_fn(comm, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -732,7 +732,7 @@ static inline ncclResult_t cubind_nccl_comm_user_rank_inline(const ncclComm_t co
 {
     ncclResult_t (*cubind_fn)(const ncclComm_t comm, int *rank) = (ncclResult_t (*)(const ncclComm_t comm, int *rank))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 20);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_user_rank)(comm, rank);
     cubind_status = cubind_fn(comm, rank);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -745,7 +745,7 @@ static inline ncclResult_t cubind_nccl_comm_register_inline(const ncclComm_t com
 {
     ncclResult_t (*cubind_fn)(const ncclComm_t comm, void *buff, size_t size, void **handle) = (ncclResult_t (*)(const ncclComm_t comm, void *buff, size_t size, void **handle))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 21);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_register)(comm, buff, size, handle);
     cubind_status = cubind_fn(comm, buff, size, handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -758,7 +758,7 @@ static inline ncclResult_t cubind_nccl_comm_deregister_inline(const ncclComm_t c
 {
     ncclResult_t (*cubind_fn)(const ncclComm_t comm, void *handle) = (ncclResult_t (*)(const ncclComm_t comm, void *handle))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 22);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_deregister)(comm, handle);
     cubind_status = cubind_fn(comm, handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -771,7 +771,7 @@ static inline ncclResult_t cubind_nccl_comm_window_register_inline(ncclComm_t co
 {
     ncclResult_t (*cubind_fn)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags) = (ncclResult_t (*)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 23);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_window_register)(comm, buff, size, win, winFlags);
     cubind_status = cubind_fn(comm, buff, size, win, winFlags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -784,7 +784,7 @@ static inline ncclResult_t cubind_nccl_comm_window_deregister_inline(ncclComm_t 
 {
     ncclResult_t (*cubind_fn)(ncclComm_t comm, ncclWindow_t win) = (ncclResult_t (*)(ncclComm_t comm, ncclWindow_t win))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 24);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_comm_window_deregister)(comm, win);
     cubind_status = cubind_fn(comm, win);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -797,7 +797,7 @@ static inline ncclResult_t cubind_nccl_red_op_create_pre_mul_sum_inline(ncclRedO
 {
     ncclResult_t (*cubind_fn)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm) = (ncclResult_t (*)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 25);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_red_op_create_pre_mul_sum)(op, scalar, datatype, residence, comm);
     cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -810,7 +810,7 @@ static inline ncclResult_t cubind_nccl_red_op_destroy_inline(ncclRedOp_t op, ncc
 {
     ncclResult_t (*cubind_fn)(ncclRedOp_t op, ncclComm_t comm) = (ncclResult_t (*)(ncclRedOp_t op, ncclComm_t comm))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 26);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_red_op_destroy)(op, comm);
     cubind_status = cubind_fn(op, comm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -823,7 +823,7 @@ static inline ncclResult_t cubind_nccl_reduce_inline(const void *sendbuff, void 
 {
     ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 27);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_reduce)(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -836,7 +836,7 @@ static inline ncclResult_t cubind_nccl_bcast_inline(void *buff, size_t count, nc
 {
     ncclResult_t (*cubind_fn)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 28);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_bcast)(buff, count, datatype, root, comm, stream);
     cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -849,7 +849,7 @@ static inline ncclResult_t cubind_nccl_broadcast_inline(const void *sendbuff, vo
 {
     ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 29);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_broadcast)(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -862,7 +862,7 @@ static inline ncclResult_t cubind_nccl_all_reduce_inline(const void *sendbuff, v
 {
     ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 30);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_all_reduce)(sendbuff, recvbuff, count, datatype, op, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -875,7 +875,7 @@ static inline ncclResult_t cubind_nccl_reduce_scatter_inline(const void *sendbuf
 {
     ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 31);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_reduce_scatter)(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -888,7 +888,7 @@ static inline ncclResult_t cubind_nccl_all_gather_inline(const void *sendbuff, v
 {
     ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 32);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_all_gather)(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -901,7 +901,7 @@ static inline ncclResult_t cubind_nccl_allto_all_inline(const void *sendbuff, vo
 {
     ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 33);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_allto_all)(sendbuff, recvbuff, count, datatype, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -914,7 +914,7 @@ static inline ncclResult_t cubind_nccl_gather_inline(const void *sendbuff, void 
 {
     ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 34);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_gather)(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -927,7 +927,7 @@ static inline ncclResult_t cubind_nccl_scatter_inline(const void *sendbuff, void
 {
     ncclResult_t (*cubind_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 35);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_scatter)(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -940,7 +940,7 @@ static inline ncclResult_t cubind_nccl_send_inline(const void *sendbuff, size_t 
 {
     ncclResult_t (*cubind_fn)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 36);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_send)(sendbuff, count, datatype, peer, comm, stream);
     cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -953,7 +953,7 @@ static inline ncclResult_t cubind_nccl_recv_inline(void *recvbuff, size_t count,
 {
     ncclResult_t (*cubind_fn)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) = (ncclResult_t (*)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 37);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_recv)(recvbuff, count, datatype, peer, comm, stream);
     cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -966,7 +966,7 @@ static inline ncclResult_t cubind_nccl_group_start_inline(void)
 {
     ncclResult_t (*cubind_fn)(void) = (ncclResult_t (*)(void))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 38);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_group_start)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -979,7 +979,7 @@ static inline ncclResult_t cubind_nccl_group_end_inline(void)
 {
     ncclResult_t (*cubind_fn)(void) = (ncclResult_t (*)(void))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 39);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_group_end)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))
@@ -992,7 +992,7 @@ static inline ncclResult_t cubind_nccl_group_simulate_end_inline(ncclSimInfo_t *
 {
     ncclResult_t (*cubind_fn)(ncclSimInfo_t *simInfo) = (ncclResult_t (*)(ncclSimInfo_t *simInfo))CUBIND_SLOT_LOAD(cubind_nccl_slots_c388ff997bcd, 40);
     ncclResult_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nccl_group_simulate_end)(simInfo);
     cubind_status = cubind_fn(simInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != ncclSuccess))

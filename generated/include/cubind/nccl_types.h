@@ -13,9 +13,18 @@
 #pragma GCC system_header
 #endif
 
+#include <limits.h>
 #include <stddef.h>
 
-#include "cubind/cuda_types.h"
+#include "cubind/platform.h"
+#include "cubind/cuda_types_cuda_fp16.h"
+#include "cubind/cuda_types_cuda_bf16.h"
+#include "cubind/cuda_types_vector_types.h"
+#include "cubind/cuda_types_driver_types.h"
+#include "cubind/cuda_types_library_types.h"
+#include "cubind/cuda_types_surface_types.h"
+#include "cubind/cuda_types_texture_types.h"
+#include "cubind/runtime_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
 #include <nccl.h>
@@ -31,7 +40,10 @@
 #define NCCL_MINOR 28
 #define NCCL_PATCH 9
 #define NCCL_VERSION_CODE 22809
+#define NCCL_COMM_NULL NULL
 #define NCCL_UNIQUE_ID_BYTES 128
+#define NCCL_CONFIG_UNDEF_INT INT_MIN
+#define NCCL_CONFIG_UNDEF_PTR NULL
 #define NCCL_SPLIT_NOCOLOR - 1
 #define NCCL_WIN_DEFAULT 0x00
 #define NCCL_WIN_COLL_SYMMETRIC 0x01
@@ -42,6 +54,8 @@
 #define NCCL_SHRINK_DEFAULT 0x00
 #define NCCL_SHRINK_ABORT 0x01
 #define NCCL_REVOKE_DEFAULT 0x00
+#define NCCL_SUFFIX ""
+#define NCCL_UNDEF_FLOAT - 1.0f
 
 struct ncclComm;
 typedef struct ncclComm *ncclComm_t;

@@ -176,7 +176,7 @@ static inline nvJitLinkResult cubind_nvjitlink_create_inline(nvJitLinkHandle *ha
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options) = (nvJitLinkResult (*)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 0);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_create)(handle, numOptions, options);
     cubind_status = cubind_fn(handle, numOptions, options);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -189,7 +189,7 @@ static inline nvJitLinkResult cubind_nvjitlink_destroy_inline(nvJitLinkHandle *h
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle *handle) = (nvJitLinkResult (*)(nvJitLinkHandle *handle))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 1);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_destroy)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -202,7 +202,7 @@ static inline nvJitLinkResult cubind_nvjitlink_add_data_inline(nvJitLinkHandle h
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name) = (nvJitLinkResult (*)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 2);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_add_data)(handle, inputType, data, size, name);
     cubind_status = cubind_fn(handle, inputType, data, size, name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -215,7 +215,7 @@ static inline nvJitLinkResult cubind_nvjitlink_add_file_inline(nvJitLinkHandle h
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName) = (nvJitLinkResult (*)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 3);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_add_file)(handle, inputType, fileName);
     cubind_status = cubind_fn(handle, inputType, fileName);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -228,7 +228,7 @@ static inline nvJitLinkResult cubind_nvjitlink_complete_inline(nvJitLinkHandle h
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle) = (nvJitLinkResult (*)(nvJitLinkHandle handle))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 4);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_complete)(handle);
     cubind_status = cubind_fn(handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -241,7 +241,7 @@ static inline nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size_inline(nvJi
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, size_t *size) = (nvJitLinkResult (*)(nvJitLinkHandle handle, size_t *size))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 5);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_get_linked_cubin_size)(handle, size);
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -254,7 +254,7 @@ static inline nvJitLinkResult cubind_nvjitlink_get_linked_cubin_inline(nvJitLink
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, void *cubin) = (nvJitLinkResult (*)(nvJitLinkHandle handle, void *cubin))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 6);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_get_linked_cubin)(handle, cubin);
     cubind_status = cubind_fn(handle, cubin);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -267,7 +267,7 @@ static inline nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size_inline(nvJitL
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, size_t *size) = (nvJitLinkResult (*)(nvJitLinkHandle handle, size_t *size))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 7);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_get_linked_ptx_size)(handle, size);
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -280,7 +280,7 @@ static inline nvJitLinkResult cubind_nvjitlink_get_linked_ptx_inline(nvJitLinkHa
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, char *ptx) = (nvJitLinkResult (*)(nvJitLinkHandle handle, char *ptx))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 8);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_get_linked_ptx)(handle, ptx);
     cubind_status = cubind_fn(handle, ptx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -293,7 +293,7 @@ static inline nvJitLinkResult cubind_nvjitlink_get_error_log_size_inline(nvJitLi
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, size_t *size) = (nvJitLinkResult (*)(nvJitLinkHandle handle, size_t *size))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 9);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_get_error_log_size)(handle, size);
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -306,7 +306,7 @@ static inline nvJitLinkResult cubind_nvjitlink_get_error_log_inline(nvJitLinkHan
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, char *log) = (nvJitLinkResult (*)(nvJitLinkHandle handle, char *log))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 10);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_get_error_log)(handle, log);
     cubind_status = cubind_fn(handle, log);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -319,7 +319,7 @@ static inline nvJitLinkResult cubind_nvjitlink_get_info_log_size_inline(nvJitLin
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, size_t *size) = (nvJitLinkResult (*)(nvJitLinkHandle handle, size_t *size))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 11);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_get_info_log_size)(handle, size);
     cubind_status = cubind_fn(handle, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -332,7 +332,7 @@ static inline nvJitLinkResult cubind_nvjitlink_get_info_log_inline(nvJitLinkHand
 {
     nvJitLinkResult (*cubind_fn)(nvJitLinkHandle handle, char *log) = (nvJitLinkResult (*)(nvJitLinkHandle handle, char *log))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 12);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_get_info_log)(handle, log);
     cubind_status = cubind_fn(handle, log);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
@@ -345,7 +345,7 @@ static inline nvJitLinkResult cubind_nvjitlink_version_inline(unsigned int *majo
 {
     nvJitLinkResult (*cubind_fn)(unsigned int *major, unsigned int *minor) = (nvJitLinkResult (*)(unsigned int *major, unsigned int *minor))CUBIND_SLOT_LOAD(cubind_nvjitlink_slots_73c6ecd40f5f, 13);
     nvJitLinkResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvjitlink_version)(major, minor);
     cubind_status = cubind_fn(major, minor);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))

@@ -13,10 +13,10 @@
 #pragma GCC system_header
 #endif
 
-#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
-#include "cubind/cuda_types.h"
+#include "cubind/platform.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
 #include <nvJitLink.h>

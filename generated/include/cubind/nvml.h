@@ -3444,7 +3444,7 @@ static inline nvmlReturn_t cubind_nvml_init_inline(void)
 {
     nvmlReturn_t (*cubind_fn)(void) = (nvmlReturn_t (*)(void))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 0);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_init)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3457,7 +3457,7 @@ static inline nvmlReturn_t cubind_nvml_init_with_flags_inline(unsigned int flags
 {
     nvmlReturn_t (*cubind_fn)(unsigned int flags) = (nvmlReturn_t (*)(unsigned int flags))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 1);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_init_with_flags)(flags);
     cubind_status = cubind_fn(flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3470,7 +3470,7 @@ static inline nvmlReturn_t cubind_nvml_shutdown_inline(void)
 {
     nvmlReturn_t (*cubind_fn)(void) = (nvmlReturn_t (*)(void))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 2);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_shutdown)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3482,7 +3482,7 @@ static inline nvmlReturn_t cubind_nvml_shutdown_inline(void)
 static inline const char *cubind_nvml_error_string_inline(nvmlReturn_t result)
 {
     const char *(*cubind_fn)(nvmlReturn_t result) = (const char *(*)(nvmlReturn_t result))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 3);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_error_string)(result);
     return cubind_fn(result);
 }
@@ -3492,7 +3492,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_driver_version_inline(char *ve
 {
     nvmlReturn_t (*cubind_fn)(char *version, unsigned int length) = (nvmlReturn_t (*)(char *version, unsigned int length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 4);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_driver_version)(version, length);
     cubind_status = cubind_fn(version, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3505,7 +3505,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_nvml_version_inline(char *vers
 {
     nvmlReturn_t (*cubind_fn)(char *version, unsigned int length) = (nvmlReturn_t (*)(char *version, unsigned int length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 5);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_nvml_version)(version, length);
     cubind_status = cubind_fn(version, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3518,7 +3518,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_cuda_driver_version_inline(int
 {
     nvmlReturn_t (*cubind_fn)(int *cudaDriverVersion) = (nvmlReturn_t (*)(int *cudaDriverVersion))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 6);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_cuda_driver_version)(cudaDriverVersion);
     cubind_status = cubind_fn(cudaDriverVersion);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3531,7 +3531,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_cuda_driver_version_v2_inline(
 {
     nvmlReturn_t (*cubind_fn)(int *cudaDriverVersion) = (nvmlReturn_t (*)(int *cudaDriverVersion))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 7);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_cuda_driver_version_v2)(cudaDriverVersion);
     cubind_status = cubind_fn(cudaDriverVersion);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3544,7 +3544,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_process_name_inline(unsigned i
 {
     nvmlReturn_t (*cubind_fn)(unsigned int pid, char *name, unsigned int length) = (nvmlReturn_t (*)(unsigned int pid, char *name, unsigned int length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 8);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_process_name)(pid, name, length);
     cubind_status = cubind_fn(pid, name, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3557,7 +3557,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_hic_version_inline(unsigned in
 {
     nvmlReturn_t (*cubind_fn)(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries) = (nvmlReturn_t (*)(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 9);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_hic_version)(hwbcCount, hwbcEntries);
     cubind_status = cubind_fn(hwbcCount, hwbcEntries);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3570,7 +3570,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_topology_gpu_set_inline(unsign
 {
     nvmlReturn_t (*cubind_fn)(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray) = (nvmlReturn_t (*)(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 10);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_topology_gpu_set)(cpuNumber, count, deviceArray);
     cubind_status = cubind_fn(cpuNumber, count, deviceArray);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3583,7 +3583,7 @@ static inline nvmlReturn_t cubind_nvml_unit_get_count_inline(unsigned int *unitC
 {
     nvmlReturn_t (*cubind_fn)(unsigned int *unitCount) = (nvmlReturn_t (*)(unsigned int *unitCount))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 11);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_unit_get_count)(unitCount);
     cubind_status = cubind_fn(unitCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3596,7 +3596,7 @@ static inline nvmlReturn_t cubind_nvml_unit_get_handle_by_index_inline(unsigned 
 {
     nvmlReturn_t (*cubind_fn)(unsigned int index, nvmlUnit_t *unit) = (nvmlReturn_t (*)(unsigned int index, nvmlUnit_t *unit))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 12);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_unit_get_handle_by_index)(index, unit);
     cubind_status = cubind_fn(index, unit);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3609,7 +3609,7 @@ static inline nvmlReturn_t cubind_nvml_unit_get_unit_info_inline(nvmlUnit_t unit
 {
     nvmlReturn_t (*cubind_fn)(nvmlUnit_t unit, nvmlUnitInfo_t *info) = (nvmlReturn_t (*)(nvmlUnit_t unit, nvmlUnitInfo_t *info))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 13);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_unit_get_unit_info)(unit, info);
     cubind_status = cubind_fn(unit, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3622,7 +3622,7 @@ static inline nvmlReturn_t cubind_nvml_unit_get_led_state_inline(nvmlUnit_t unit
 {
     nvmlReturn_t (*cubind_fn)(nvmlUnit_t unit, nvmlLedState_t *state) = (nvmlReturn_t (*)(nvmlUnit_t unit, nvmlLedState_t *state))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 14);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_unit_get_led_state)(unit, state);
     cubind_status = cubind_fn(unit, state);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3635,7 +3635,7 @@ static inline nvmlReturn_t cubind_nvml_unit_get_psu_info_inline(nvmlUnit_t unit,
 {
     nvmlReturn_t (*cubind_fn)(nvmlUnit_t unit, nvmlPSUInfo_t *psu) = (nvmlReturn_t (*)(nvmlUnit_t unit, nvmlPSUInfo_t *psu))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 15);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_unit_get_psu_info)(unit, psu);
     cubind_status = cubind_fn(unit, psu);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3648,7 +3648,7 @@ static inline nvmlReturn_t cubind_nvml_unit_get_temperature_inline(nvmlUnit_t un
 {
     nvmlReturn_t (*cubind_fn)(nvmlUnit_t unit, unsigned int type, unsigned int *temp) = (nvmlReturn_t (*)(nvmlUnit_t unit, unsigned int type, unsigned int *temp))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 16);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_unit_get_temperature)(unit, type, temp);
     cubind_status = cubind_fn(unit, type, temp);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3661,7 +3661,7 @@ static inline nvmlReturn_t cubind_nvml_unit_get_fan_speed_info_inline(nvmlUnit_t
 {
     nvmlReturn_t (*cubind_fn)(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds) = (nvmlReturn_t (*)(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 17);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_unit_get_fan_speed_info)(unit, fanSpeeds);
     cubind_status = cubind_fn(unit, fanSpeeds);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3674,7 +3674,7 @@ static inline nvmlReturn_t cubind_nvml_unit_get_devices_inline(nvmlUnit_t unit, 
 {
     nvmlReturn_t (*cubind_fn)(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices) = (nvmlReturn_t (*)(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 18);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_unit_get_devices)(unit, deviceCount, devices);
     cubind_status = cubind_fn(unit, deviceCount, devices);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3687,7 +3687,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_count_inline(unsigned int *dev
 {
     nvmlReturn_t (*cubind_fn)(unsigned int *deviceCount) = (nvmlReturn_t (*)(unsigned int *deviceCount))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 19);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_count)(deviceCount);
     cubind_status = cubind_fn(deviceCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3700,7 +3700,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_attributes_inline(nvmlDevice_t
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 20);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_attributes)(device, attributes);
     cubind_status = cubind_fn(device, attributes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3713,7 +3713,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_handle_by_index_inline(unsigne
 {
     nvmlReturn_t (*cubind_fn)(unsigned int index, nvmlDevice_t *device) = (nvmlReturn_t (*)(unsigned int index, nvmlDevice_t *device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 21);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_handle_by_index)(index, device);
     cubind_status = cubind_fn(index, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3726,7 +3726,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_handle_by_serial_inline(const 
 {
     nvmlReturn_t (*cubind_fn)(const char *serial, nvmlDevice_t *device) = (nvmlReturn_t (*)(const char *serial, nvmlDevice_t *device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 22);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_handle_by_serial)(serial, device);
     cubind_status = cubind_fn(serial, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3739,7 +3739,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_handle_by_uuid_inline(const ch
 {
     nvmlReturn_t (*cubind_fn)(const char *uuid, nvmlDevice_t *device) = (nvmlReturn_t (*)(const char *uuid, nvmlDevice_t *device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 23);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_handle_by_uuid)(uuid, device);
     cubind_status = cubind_fn(uuid, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3752,7 +3752,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_handle_by_pci_bus_id_inline(co
 {
     nvmlReturn_t (*cubind_fn)(const char *pciBusId, nvmlDevice_t *device) = (nvmlReturn_t (*)(const char *pciBusId, nvmlDevice_t *device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 24);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_handle_by_pci_bus_id)(pciBusId, device);
     cubind_status = cubind_fn(pciBusId, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3765,7 +3765,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_name_inline(nvmlDevice_t devic
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, char *name, unsigned int length) = (nvmlReturn_t (*)(nvmlDevice_t device, char *name, unsigned int length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 25);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_name)(device, name, length);
     cubind_status = cubind_fn(device, name, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3778,7 +3778,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_brand_inline(nvmlDevice_t devi
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlBrandType_t *type) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlBrandType_t *type))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 26);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_brand)(device, type);
     cubind_status = cubind_fn(device, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3791,7 +3791,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_index_inline(nvmlDevice_t devi
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *index) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *index))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 27);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_index)(device, index);
     cubind_status = cubind_fn(device, index);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3804,7 +3804,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_serial_inline(nvmlDevice_t dev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, char *serial, unsigned int length) = (nvmlReturn_t (*)(nvmlDevice_t device, char *serial, unsigned int length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 28);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_serial)(device, serial, length);
     cubind_status = cubind_fn(device, serial, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3817,7 +3817,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_module_id_inline(nvmlDevice_t 
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *moduleId) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *moduleId))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 29);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_module_id)(device, moduleId);
     cubind_status = cubind_fn(device, moduleId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3830,7 +3830,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_c2c_mode_info_v_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 30);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_c2c_mode_info_v)(device, c2cModeInfo);
     cubind_status = cubind_fn(device, c2cModeInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3843,7 +3843,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_memory_affinity_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 31);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_memory_affinity)(device, nodeSetSize, nodeSet, scope);
     cubind_status = cubind_fn(device, nodeSetSize, nodeSet, scope);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3856,7 +3856,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_cpu_affinity_within_scope_inli
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 32);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_cpu_affinity_within_scope)(device, cpuSetSize, cpuSet, scope);
     cubind_status = cubind_fn(device, cpuSetSize, cpuSet, scope);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3869,7 +3869,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_cpu_affinity_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 33);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_cpu_affinity)(device, cpuSetSize, cpuSet);
     cubind_status = cubind_fn(device, cpuSetSize, cpuSet);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3882,7 +3882,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_cpu_affinity_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device) = (nvmlReturn_t (*)(nvmlDevice_t device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 34);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_cpu_affinity)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3895,7 +3895,7 @@ static inline nvmlReturn_t cubind_nvml_device_clear_cpu_affinity_inline(nvmlDevi
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device) = (nvmlReturn_t (*)(nvmlDevice_t device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 35);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_clear_cpu_affinity)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3908,7 +3908,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_numa_node_id_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *node) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *node))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 36);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_numa_node_id)(device, node);
     cubind_status = cubind_fn(device, node);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3921,7 +3921,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_topology_common_ancestor_inlin
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo) = (nvmlReturn_t (*)(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 37);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_topology_common_ancestor)(device1, device2, pathInfo);
     cubind_status = cubind_fn(device1, device2, pathInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3934,7 +3934,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_topology_nearest_gpus_inline(n
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 38);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_topology_nearest_gpus)(device, level, count, deviceArray);
     cubind_status = cubind_fn(device, level, count, deviceArray);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3947,7 +3947,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_p2p_status_inline(nvmlDevice_t
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus) = (nvmlReturn_t (*)(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 39);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_p2p_status)(device1, device2, p2pIndex, p2pStatus);
     cubind_status = cubind_fn(device1, device2, p2pIndex, p2pStatus);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3960,7 +3960,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_uuid_inline(nvmlDevice_t devic
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, char *uuid, unsigned int length) = (nvmlReturn_t (*)(nvmlDevice_t device, char *uuid, unsigned int length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 40);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_uuid)(device, uuid, length);
     cubind_status = cubind_fn(device, uuid, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3973,7 +3973,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_minor_number_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *minorNumber) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *minorNumber))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 41);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_minor_number)(device, minorNumber);
     cubind_status = cubind_fn(device, minorNumber);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3986,7 +3986,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_board_part_number_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, char *partNumber, unsigned int length) = (nvmlReturn_t (*)(nvmlDevice_t device, char *partNumber, unsigned int length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 42);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_board_part_number)(device, partNumber, length);
     cubind_status = cubind_fn(device, partNumber, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -3999,7 +3999,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_inforom_version_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 43);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_inforom_version)(device, object, version, length);
     cubind_status = cubind_fn(device, object, version, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4012,7 +4012,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_inforom_image_version_inline(n
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, char *version, unsigned int length) = (nvmlReturn_t (*)(nvmlDevice_t device, char *version, unsigned int length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 44);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_inforom_image_version)(device, version, length);
     cubind_status = cubind_fn(device, version, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4025,7 +4025,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_inforom_configuration_checksum
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *checksum) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *checksum))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 45);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_inforom_configuration_checksum)(device, checksum);
     cubind_status = cubind_fn(device, checksum);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4038,7 +4038,7 @@ static inline nvmlReturn_t cubind_nvml_device_validate_inforom_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device) = (nvmlReturn_t (*)(nvmlDevice_t device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 46);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_validate_inforom)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4051,7 +4051,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_last_bbx_flush_time_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 47);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_last_bbx_flush_time)(device, timestamp, durationUs);
     cubind_status = cubind_fn(device, timestamp, durationUs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4064,7 +4064,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_display_mode_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t *display) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t *display))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 48);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_display_mode)(device, display);
     cubind_status = cubind_fn(device, display);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4077,7 +4077,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_display_active_inline(nvmlDevi
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t *isActive) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t *isActive))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 49);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_display_active)(device, isActive);
     cubind_status = cubind_fn(device, isActive);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4090,7 +4090,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_persistence_mode_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t *mode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t *mode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 50);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_persistence_mode)(device, mode);
     cubind_status = cubind_fn(device, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4103,7 +4103,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_pci_info_ext_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlPciInfoExt_t *pci) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlPciInfoExt_t *pci))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 51);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_pci_info_ext)(device, pci);
     cubind_status = cubind_fn(device, pci);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4116,7 +4116,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_pci_info_inline(nvmlDevice_t d
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlPciInfo_t *pci) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlPciInfo_t *pci))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 52);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_pci_info)(device, pci);
     cubind_status = cubind_fn(device, pci);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4129,7 +4129,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_max_pcie_link_generation_inlin
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *maxLinkGen) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *maxLinkGen))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 53);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_max_pcie_link_generation)(device, maxLinkGen);
     cubind_status = cubind_fn(device, maxLinkGen);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4142,7 +4142,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpu_max_pcie_link_generation_i
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *maxLinkGenDevice) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *maxLinkGenDevice))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 54);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpu_max_pcie_link_generation)(device, maxLinkGenDevice);
     cubind_status = cubind_fn(device, maxLinkGenDevice);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4155,7 +4155,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_max_pcie_link_width_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *maxLinkWidth) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *maxLinkWidth))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 55);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_max_pcie_link_width)(device, maxLinkWidth);
     cubind_status = cubind_fn(device, maxLinkWidth);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4168,7 +4168,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_curr_pcie_link_generation_inli
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *currLinkGen) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *currLinkGen))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 56);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_curr_pcie_link_generation)(device, currLinkGen);
     cubind_status = cubind_fn(device, currLinkGen);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4181,7 +4181,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_curr_pcie_link_width_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *currLinkWidth) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *currLinkWidth))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 57);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_curr_pcie_link_width)(device, currLinkWidth);
     cubind_status = cubind_fn(device, currLinkWidth);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4194,7 +4194,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_pcie_throughput_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 58);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_pcie_throughput)(device, counter, value);
     cubind_status = cubind_fn(device, counter, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4207,7 +4207,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_pcie_replay_counter_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *value) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *value))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 59);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_pcie_replay_counter)(device, value);
     cubind_status = cubind_fn(device, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4220,7 +4220,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_clock_info_inline(nvmlDevice_t
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 60);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_clock_info)(device, type, clock);
     cubind_status = cubind_fn(device, type, clock);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4233,7 +4233,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_max_clock_info_inline(nvmlDevi
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 61);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_max_clock_info)(device, type, clock);
     cubind_status = cubind_fn(device, type, clock);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4246,7 +4246,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpc_clk_vf_offset_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, int *offset) = (nvmlReturn_t (*)(nvmlDevice_t device, int *offset))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 62);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpc_clk_vf_offset)(device, offset);
     cubind_status = cubind_fn(device, offset);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4259,7 +4259,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_applications_clock_inline(nvml
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 63);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_applications_clock)(device, clockType, clockMHz);
     cubind_status = cubind_fn(device, clockType, clockMHz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4272,7 +4272,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_default_applications_clock_inl
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 64);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_default_applications_clock)(device, clockType, clockMHz);
     cubind_status = cubind_fn(device, clockType, clockMHz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4285,7 +4285,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_clock_inline(nvmlDevice_t devi
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 65);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_clock)(device, clockType, clockId, clockMHz);
     cubind_status = cubind_fn(device, clockType, clockId, clockMHz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4298,7 +4298,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_max_customer_boost_clock_inlin
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 66);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_max_customer_boost_clock)(device, clockType, clockMHz);
     cubind_status = cubind_fn(device, clockType, clockMHz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4311,7 +4311,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_supported_memory_clocks_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 67);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_supported_memory_clocks)(device, count, clocksMHz);
     cubind_status = cubind_fn(device, count, clocksMHz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4324,7 +4324,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_supported_graphics_clocks_inli
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 68);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_supported_graphics_clocks)(device, memoryClockMHz, count, clocksMHz);
     cubind_status = cubind_fn(device, memoryClockMHz, count, clocksMHz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4337,7 +4337,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_auto_boosted_clocks_enabled_in
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 69);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_auto_boosted_clocks_enabled)(device, isEnabled, defaultIsEnabled);
     cubind_status = cubind_fn(device, isEnabled, defaultIsEnabled);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4350,7 +4350,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_fan_speed_inline(nvmlDevice_t 
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *speed) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *speed))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 70);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_fan_speed)(device, speed);
     cubind_status = cubind_fn(device, speed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4363,7 +4363,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_fan_speed_v2_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int fan, unsigned int *speed) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int fan, unsigned int *speed))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 71);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_fan_speed_v2)(device, fan, speed);
     cubind_status = cubind_fn(device, fan, speed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4376,7 +4376,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_target_fan_speed_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 72);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_target_fan_speed)(device, fan, targetSpeed);
     cubind_status = cubind_fn(device, fan, targetSpeed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4389,7 +4389,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_min_max_fan_speed_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 73);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_min_max_fan_speed)(device, minSpeed, maxSpeed);
     cubind_status = cubind_fn(device, minSpeed, maxSpeed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4402,7 +4402,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_fan_control_policy_inline(nvml
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 74);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_fan_control_policy)(device, fan, policy);
     cubind_status = cubind_fn(device, fan, policy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4415,7 +4415,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_num_fans_inline(nvmlDevice_t d
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *numFans) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *numFans))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 75);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_num_fans)(device, numFans);
     cubind_status = cubind_fn(device, numFans);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4428,7 +4428,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_temperature_inline(nvmlDevice_
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 76);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_temperature)(device, sensorType, temp);
     cubind_status = cubind_fn(device, sensorType, temp);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4441,7 +4441,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_temperature_threshold_inline(n
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 77);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_temperature_threshold)(device, thresholdType, temp);
     cubind_status = cubind_fn(device, thresholdType, temp);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4454,7 +4454,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_thermal_settings_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 78);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_thermal_settings)(device, sensorIndex, pThermalSettings);
     cubind_status = cubind_fn(device, sensorIndex, pThermalSettings);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4467,7 +4467,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_performance_state_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlPstates_t *pState) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlPstates_t *pState))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 79);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_performance_state)(device, pState);
     cubind_status = cubind_fn(device, pState);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4480,7 +4480,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_current_clocks_event_reasons_i
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned long long *clocksEventReasons) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long *clocksEventReasons))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 80);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_current_clocks_event_reasons)(device, clocksEventReasons);
     cubind_status = cubind_fn(device, clocksEventReasons);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4493,7 +4493,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_current_clocks_throttle_reason
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned long long *clocksThrottleReasons) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long *clocksThrottleReasons))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 81);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_current_clocks_throttle_reasons)(device, clocksThrottleReasons);
     cubind_status = cubind_fn(device, clocksThrottleReasons);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4506,7 +4506,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_supported_clocks_event_reasons
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 82);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_supported_clocks_event_reasons)(device, supportedClocksEventReasons);
     cubind_status = cubind_fn(device, supportedClocksEventReasons);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4519,7 +4519,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_supported_clocks_throttle_reas
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 83);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_supported_clocks_throttle_reasons)(device, supportedClocksThrottleReasons);
     cubind_status = cubind_fn(device, supportedClocksThrottleReasons);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4532,7 +4532,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_power_state_inline(nvmlDevice_
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlPstates_t *pState) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlPstates_t *pState))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 84);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_power_state)(device, pState);
     cubind_status = cubind_fn(device, pState);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4545,7 +4545,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_dynamic_pstates_info_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 85);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_dynamic_pstates_info)(device, pDynamicPstatesInfo);
     cubind_status = cubind_fn(device, pDynamicPstatesInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4558,7 +4558,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_mem_clk_vf_offset_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, int *offset) = (nvmlReturn_t (*)(nvmlDevice_t device, int *offset))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 86);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_mem_clk_vf_offset)(device, offset);
     cubind_status = cubind_fn(device, offset);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4571,7 +4571,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_min_max_clock_of_p_state_inlin
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 87);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_min_max_clock_of_p_state)(device, type, pstate, minClockMHz, maxClockMHz);
     cubind_status = cubind_fn(device, type, pstate, minClockMHz, maxClockMHz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4584,7 +4584,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_supported_performance_states_i
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 88);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_supported_performance_states)(device, pstates, size);
     cubind_status = cubind_fn(device, pstates, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4597,7 +4597,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpc_clk_min_max_vf_offset_inli
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, int *minOffset, int *maxOffset) = (nvmlReturn_t (*)(nvmlDevice_t device, int *minOffset, int *maxOffset))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 89);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpc_clk_min_max_vf_offset)(device, minOffset, maxOffset);
     cubind_status = cubind_fn(device, minOffset, maxOffset);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4610,7 +4610,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_mem_clk_min_max_vf_offset_inli
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, int *minOffset, int *maxOffset) = (nvmlReturn_t (*)(nvmlDevice_t device, int *minOffset, int *maxOffset))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 90);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_mem_clk_min_max_vf_offset)(device, minOffset, maxOffset);
     cubind_status = cubind_fn(device, minOffset, maxOffset);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4623,7 +4623,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_power_management_mode_inline(n
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t *mode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t *mode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 91);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_power_management_mode)(device, mode);
     cubind_status = cubind_fn(device, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4636,7 +4636,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_power_management_limit_inline(
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *limit) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *limit))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 92);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_power_management_limit)(device, limit);
     cubind_status = cubind_fn(device, limit);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4649,7 +4649,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_power_management_limit_constra
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 93);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_power_management_limit_constraints)(device, minLimit, maxLimit);
     cubind_status = cubind_fn(device, minLimit, maxLimit);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4662,7 +4662,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_power_management_default_limit
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *defaultLimit) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *defaultLimit))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 94);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_power_management_default_limit)(device, defaultLimit);
     cubind_status = cubind_fn(device, defaultLimit);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4675,7 +4675,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_power_usage_inline(nvmlDevice_
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *power) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *power))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 95);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_power_usage)(device, power);
     cubind_status = cubind_fn(device, power);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4688,7 +4688,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_total_energy_consumption_inlin
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned long long *energy) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long *energy))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 96);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_total_energy_consumption)(device, energy);
     cubind_status = cubind_fn(device, energy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4701,7 +4701,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_enforced_power_limit_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *limit) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *limit))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 97);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_enforced_power_limit)(device, limit);
     cubind_status = cubind_fn(device, limit);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4714,7 +4714,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpu_operation_mode_inline(nvml
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 98);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpu_operation_mode)(device, current, pending);
     cubind_status = cubind_fn(device, current, pending);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4727,7 +4727,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_memory_info_inline(nvmlDevice_
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlMemory_t *memory) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlMemory_t *memory))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 99);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_memory_info)(device, memory);
     cubind_status = cubind_fn(device, memory);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4740,7 +4740,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_memory_info_v2_inline(nvmlDevi
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlMemory_v2_t *memory) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlMemory_v2_t *memory))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 100);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_memory_info_v2)(device, memory);
     cubind_status = cubind_fn(device, memory);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4753,7 +4753,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_compute_mode_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlComputeMode_t *mode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlComputeMode_t *mode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 101);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_compute_mode)(device, mode);
     cubind_status = cubind_fn(device, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4766,7 +4766,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_cuda_compute_capability_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, int *major, int *minor) = (nvmlReturn_t (*)(nvmlDevice_t device, int *major, int *minor))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 102);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_cuda_compute_capability)(device, major, minor);
     cubind_status = cubind_fn(device, major, minor);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4779,7 +4779,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_ecc_mode_inline(nvmlDevice_t d
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 103);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_ecc_mode)(device, current, pending);
     cubind_status = cubind_fn(device, current, pending);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4792,7 +4792,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_default_ecc_mode_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t *defaultMode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t *defaultMode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 104);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_default_ecc_mode)(device, defaultMode);
     cubind_status = cubind_fn(device, defaultMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4805,7 +4805,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_board_id_inline(nvmlDevice_t d
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *boardId) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *boardId))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 105);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_board_id)(device, boardId);
     cubind_status = cubind_fn(device, boardId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4818,7 +4818,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_multi_gpu_board_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *multiGpuBool) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *multiGpuBool))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 106);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_multi_gpu_board)(device, multiGpuBool);
     cubind_status = cubind_fn(device, multiGpuBool);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4831,7 +4831,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_total_ecc_errors_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 107);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_total_ecc_errors)(device, errorType, counterType, eccCounts);
     cubind_status = cubind_fn(device, errorType, counterType, eccCounts);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4844,7 +4844,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_detailed_ecc_errors_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 108);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_detailed_ecc_errors)(device, errorType, counterType, eccCounts);
     cubind_status = cubind_fn(device, errorType, counterType, eccCounts);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4857,7 +4857,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_memory_error_counter_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 109);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_memory_error_counter)(device, errorType, counterType, locationType, count);
     cubind_status = cubind_fn(device, errorType, counterType, locationType, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4870,7 +4870,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_utilization_rates_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlUtilization_t *utilization) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlUtilization_t *utilization))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 110);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_utilization_rates)(device, utilization);
     cubind_status = cubind_fn(device, utilization);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4883,7 +4883,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_encoder_utilization_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 111);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_encoder_utilization)(device, utilization, samplingPeriodUs);
     cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4896,7 +4896,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_encoder_capacity_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 112);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_encoder_capacity)(device, encoderQueryType, encoderCapacity);
     cubind_status = cubind_fn(device, encoderQueryType, encoderCapacity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4909,7 +4909,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_encoder_stats_inline(nvmlDevic
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 113);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_encoder_stats)(device, sessionCount, averageFps, averageLatency);
     cubind_status = cubind_fn(device, sessionCount, averageFps, averageLatency);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4922,7 +4922,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_encoder_sessions_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 114);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_encoder_sessions)(device, sessionCount, sessionInfos);
     cubind_status = cubind_fn(device, sessionCount, sessionInfos);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4935,7 +4935,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_decoder_utilization_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 115);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_decoder_utilization)(device, utilization, samplingPeriodUs);
     cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4948,7 +4948,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_jpg_utilization_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 116);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_jpg_utilization)(device, utilization, samplingPeriodUs);
     cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4961,7 +4961,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_ofa_utilization_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 117);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_ofa_utilization)(device, utilization, samplingPeriodUs);
     cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4974,7 +4974,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_fbc_stats_inline(nvmlDevice_t 
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlFBCStats_t *fbcStats) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlFBCStats_t *fbcStats))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 118);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_fbc_stats)(device, fbcStats);
     cubind_status = cubind_fn(device, fbcStats);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -4987,7 +4987,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_fbc_sessions_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 119);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_fbc_sessions)(device, sessionCount, sessionInfo);
     cubind_status = cubind_fn(device, sessionCount, sessionInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5000,7 +5000,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_driver_model_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 120);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_driver_model)(device, current, pending);
     cubind_status = cubind_fn(device, current, pending);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5013,7 +5013,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vbios_version_inline(nvmlDevic
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, char *version, unsigned int length) = (nvmlReturn_t (*)(nvmlDevice_t device, char *version, unsigned int length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 121);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vbios_version)(device, version, length);
     cubind_status = cubind_fn(device, version, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5026,7 +5026,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_bridge_chip_info_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 122);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_bridge_chip_info)(device, bridgeHierarchy);
     cubind_status = cubind_fn(device, bridgeHierarchy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5039,7 +5039,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_compute_running_processes_inli
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 123);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_compute_running_processes)(device, infoCount, infos);
     cubind_status = cubind_fn(device, infoCount, infos);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5052,7 +5052,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_graphics_running_processes_inl
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 124);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_graphics_running_processes)(device, infoCount, infos);
     cubind_status = cubind_fn(device, infoCount, infos);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5065,7 +5065,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_mps_compute_running_processes_
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 125);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_mps_compute_running_processes)(device, infoCount, infos);
     cubind_status = cubind_fn(device, infoCount, infos);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5078,7 +5078,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_running_process_detail_list_in
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlProcessDetailList_t *plist) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlProcessDetailList_t *plist))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 126);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_running_process_detail_list)(device, plist);
     cubind_status = cubind_fn(device, plist);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5091,7 +5091,7 @@ static inline nvmlReturn_t cubind_nvml_device_on_same_board_inline(nvmlDevice_t 
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard) = (nvmlReturn_t (*)(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 127);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_on_same_board)(device1, device2, onSameBoard);
     cubind_status = cubind_fn(device1, device2, onSameBoard);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5104,7 +5104,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_api_restriction_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 128);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_api_restriction)(device, apiType, isRestricted);
     cubind_status = cubind_fn(device, apiType, isRestricted);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5117,7 +5117,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_samples_inline(nvmlDevice_t de
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 129);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_samples)(device, type, lastSeenTimeStamp, sampleValType, sampleCount, samples);
     cubind_status = cubind_fn(device, type, lastSeenTimeStamp, sampleValType, sampleCount, samples);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5130,7 +5130,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_bar1memory_info_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 130);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_bar1memory_info)(device, bar1Memory);
     cubind_status = cubind_fn(device, bar1Memory);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5143,7 +5143,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_violation_status_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 131);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_violation_status)(device, perfPolicyType, violTime);
     cubind_status = cubind_fn(device, perfPolicyType, violTime);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5156,7 +5156,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_irq_num_inline(nvmlDevice_t de
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *irqNum) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *irqNum))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 132);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_irq_num)(device, irqNum);
     cubind_status = cubind_fn(device, irqNum);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5169,7 +5169,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_num_gpu_cores_inline(nvmlDevic
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *numCores) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *numCores))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 133);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_num_gpu_cores)(device, numCores);
     cubind_status = cubind_fn(device, numCores);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5182,7 +5182,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_power_source_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlPowerSource_t *powerSource) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlPowerSource_t *powerSource))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 134);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_power_source)(device, powerSource);
     cubind_status = cubind_fn(device, powerSource);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5195,7 +5195,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_memory_bus_width_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *busWidth) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *busWidth))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 135);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_memory_bus_width)(device, busWidth);
     cubind_status = cubind_fn(device, busWidth);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5208,7 +5208,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_pcie_link_max_speed_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *maxSpeed) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *maxSpeed))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 136);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_pcie_link_max_speed)(device, maxSpeed);
     cubind_status = cubind_fn(device, maxSpeed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5221,7 +5221,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_pcie_speed_inline(nvmlDevice_t
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *pcieSpeed) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *pcieSpeed))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 137);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_pcie_speed)(device, pcieSpeed);
     cubind_status = cubind_fn(device, pcieSpeed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5234,7 +5234,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_adaptive_clock_info_status_inl
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *adaptiveClockStatus) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *adaptiveClockStatus))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 138);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_adaptive_clock_info_status)(device, adaptiveClockStatus);
     cubind_status = cubind_fn(device, adaptiveClockStatus);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5247,7 +5247,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_bus_type_inline(nvmlDevice_t d
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlBusType_t *type) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlBusType_t *type))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 139);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_bus_type)(device, type);
     cubind_status = cubind_fn(device, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5260,7 +5260,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpu_fabric_info_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 140);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpu_fabric_info)(device, gpuFabricInfo);
     cubind_status = cubind_fn(device, gpuFabricInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5273,7 +5273,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpu_fabric_info_v_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 141);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpu_fabric_info_v)(device, gpuFabricInfo);
     cubind_status = cubind_fn(device, gpuFabricInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5286,7 +5286,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_conf_compute_capabilities_inli
 {
     nvmlReturn_t (*cubind_fn)(nvmlConfComputeSystemCaps_t *capabilities) = (nvmlReturn_t (*)(nvmlConfComputeSystemCaps_t *capabilities))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 142);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_conf_compute_capabilities)(capabilities);
     cubind_status = cubind_fn(capabilities);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5299,7 +5299,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_conf_compute_state_inline(nvml
 {
     nvmlReturn_t (*cubind_fn)(nvmlConfComputeSystemState_t *state) = (nvmlReturn_t (*)(nvmlConfComputeSystemState_t *state))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 143);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_conf_compute_state)(state);
     cubind_status = cubind_fn(state);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5312,7 +5312,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_conf_compute_mem_size_info_inl
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 144);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_conf_compute_mem_size_info)(device, memInfo);
     cubind_status = cubind_fn(device, memInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5325,7 +5325,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_conf_compute_gpus_ready_state_
 {
     nvmlReturn_t (*cubind_fn)(unsigned int *isAcceptingWork) = (nvmlReturn_t (*)(unsigned int *isAcceptingWork))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 145);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_conf_compute_gpus_ready_state)(isAcceptingWork);
     cubind_status = cubind_fn(isAcceptingWork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5338,7 +5338,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_conf_compute_protected_memory_
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlMemory_t *memory) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlMemory_t *memory))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 146);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_conf_compute_protected_memory_usage)(device, memory);
     cubind_status = cubind_fn(device, memory);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5351,7 +5351,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_conf_compute_gpu_certificate_i
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 147);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_conf_compute_gpu_certificate)(device, gpuCert);
     cubind_status = cubind_fn(device, gpuCert);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5364,7 +5364,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_conf_compute_gpu_attestation_r
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 148);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_conf_compute_gpu_attestation_report)(device, gpuAtstReport);
     cubind_status = cubind_fn(device, gpuAtstReport);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5377,7 +5377,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_conf_compute_key_rotation_thre
 {
     nvmlReturn_t (*cubind_fn)(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo) = (nvmlReturn_t (*)(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 149);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_conf_compute_key_rotation_threshold_info)(pKeyRotationThrInfo);
     cubind_status = cubind_fn(pKeyRotationThrInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5390,7 +5390,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_conf_compute_settings_inline(n
 {
     nvmlReturn_t (*cubind_fn)(nvmlSystemConfComputeSettings_t *settings) = (nvmlReturn_t (*)(nvmlSystemConfComputeSettings_t *settings))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 150);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_conf_compute_settings)(settings);
     cubind_status = cubind_fn(settings);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5403,7 +5403,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gsp_firmware_version_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, char *version) = (nvmlReturn_t (*)(nvmlDevice_t device, char *version))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 151);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gsp_firmware_version)(device, version);
     cubind_status = cubind_fn(device, version);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5416,7 +5416,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gsp_firmware_mode_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 152);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gsp_firmware_mode)(device, isEnabled, defaultMode);
     cubind_status = cubind_fn(device, isEnabled, defaultMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5429,7 +5429,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_accounting_mode_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t *mode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t *mode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 153);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_accounting_mode)(device, mode);
     cubind_status = cubind_fn(device, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5442,7 +5442,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_accounting_stats_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 154);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_accounting_stats)(device, pid, stats);
     cubind_status = cubind_fn(device, pid, stats);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5455,7 +5455,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_accounting_pids_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *count, unsigned int *pids) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *count, unsigned int *pids))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 155);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_accounting_pids)(device, count, pids);
     cubind_status = cubind_fn(device, count, pids);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5468,7 +5468,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_accounting_buffer_size_inline(
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *bufferSize) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *bufferSize))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 156);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_accounting_buffer_size)(device, bufferSize);
     cubind_status = cubind_fn(device, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5481,7 +5481,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_retired_pages_inline(nvmlDevic
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 157);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_retired_pages)(device, cause, pageCount, addresses);
     cubind_status = cubind_fn(device, cause, pageCount, addresses);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5494,7 +5494,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_retired_pages_v2_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 158);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_retired_pages_v2)(device, cause, pageCount, addresses, timestamps);
     cubind_status = cubind_fn(device, cause, pageCount, addresses, timestamps);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5507,7 +5507,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_retired_pages_pending_status_i
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t *isPending) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t *isPending))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 159);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_retired_pages_pending_status)(device, isPending);
     cubind_status = cubind_fn(device, isPending);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5520,7 +5520,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_remapped_rows_inline(nvmlDevic
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 160);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_remapped_rows)(device, corrRows, uncRows, isPending, failureOccurred);
     cubind_status = cubind_fn(device, corrRows, uncRows, isPending, failureOccurred);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5533,7 +5533,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_row_remapper_histogram_inline(
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 161);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_row_remapper_histogram)(device, values);
     cubind_status = cubind_fn(device, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5546,7 +5546,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_architecture_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 162);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_architecture)(device, arch);
     cubind_status = cubind_fn(device, arch);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5559,7 +5559,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_clk_mon_status_inline(nvmlDevi
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlClkMonStatus_t *status) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlClkMonStatus_t *status))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 163);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_clk_mon_status)(device, status);
     cubind_status = cubind_fn(device, status);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5572,7 +5572,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_process_utilization_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 164);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_process_utilization)(device, utilization, processSamplesCount, lastSeenTimeStamp);
     cubind_status = cubind_fn(device, utilization, processSamplesCount, lastSeenTimeStamp);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5585,7 +5585,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_processes_utilization_info_inl
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 165);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_processes_utilization_info)(device, procesesUtilInfo);
     cubind_status = cubind_fn(device, procesesUtilInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5598,7 +5598,7 @@ static inline nvmlReturn_t cubind_nvml_unit_set_led_state_inline(nvmlUnit_t unit
 {
     nvmlReturn_t (*cubind_fn)(nvmlUnit_t unit, nvmlLedColor_t color) = (nvmlReturn_t (*)(nvmlUnit_t unit, nvmlLedColor_t color))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 166);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_unit_set_led_state)(unit, color);
     cubind_status = cubind_fn(unit, color);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5611,7 +5611,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_persistence_mode_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t mode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t mode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 167);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_persistence_mode)(device, mode);
     cubind_status = cubind_fn(device, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5624,7 +5624,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_compute_mode_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlComputeMode_t mode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlComputeMode_t mode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 168);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_compute_mode)(device, mode);
     cubind_status = cubind_fn(device, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5637,7 +5637,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_ecc_mode_inline(nvmlDevice_t d
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t ecc) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t ecc))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 169);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_ecc_mode)(device, ecc);
     cubind_status = cubind_fn(device, ecc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5650,7 +5650,7 @@ static inline nvmlReturn_t cubind_nvml_device_clear_ecc_error_counts_inline(nvml
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEccCounterType_t counterType) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEccCounterType_t counterType))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 170);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_clear_ecc_error_counts)(device, counterType);
     cubind_status = cubind_fn(device, counterType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5663,7 +5663,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_driver_model_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 171);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_driver_model)(device, driverModel, flags);
     cubind_status = cubind_fn(device, driverModel, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5676,7 +5676,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_gpu_locked_clocks_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 172);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_gpu_locked_clocks)(device, minGpuClockMHz, maxGpuClockMHz);
     cubind_status = cubind_fn(device, minGpuClockMHz, maxGpuClockMHz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5689,7 +5689,7 @@ static inline nvmlReturn_t cubind_nvml_device_reset_gpu_locked_clocks_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device) = (nvmlReturn_t (*)(nvmlDevice_t device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 173);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_reset_gpu_locked_clocks)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5702,7 +5702,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_memory_locked_clocks_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 174);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_memory_locked_clocks)(device, minMemClockMHz, maxMemClockMHz);
     cubind_status = cubind_fn(device, minMemClockMHz, maxMemClockMHz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5715,7 +5715,7 @@ static inline nvmlReturn_t cubind_nvml_device_reset_memory_locked_clocks_inline(
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device) = (nvmlReturn_t (*)(nvmlDevice_t device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 175);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_reset_memory_locked_clocks)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5728,7 +5728,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_applications_clocks_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 176);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_applications_clocks)(device, memClockMHz, graphicsClockMHz);
     cubind_status = cubind_fn(device, memClockMHz, graphicsClockMHz);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5741,7 +5741,7 @@ static inline nvmlReturn_t cubind_nvml_device_reset_applications_clocks_inline(n
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device) = (nvmlReturn_t (*)(nvmlDevice_t device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 177);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_reset_applications_clocks)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5754,7 +5754,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_auto_boosted_clocks_enabled_in
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t enabled) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t enabled))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 178);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_auto_boosted_clocks_enabled)(device, enabled);
     cubind_status = cubind_fn(device, enabled);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5767,7 +5767,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_default_auto_boosted_clocks_en
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 179);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_default_auto_boosted_clocks_enabled)(device, enabled, flags);
     cubind_status = cubind_fn(device, enabled, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5780,7 +5780,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_default_fan_speed_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int fan) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int fan))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 180);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_default_fan_speed)(device, fan);
     cubind_status = cubind_fn(device, fan);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5793,7 +5793,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_fan_control_policy_inline(nvml
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 181);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_fan_control_policy)(device, fan, policy);
     cubind_status = cubind_fn(device, fan, policy);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5806,7 +5806,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_temperature_threshold_inline(n
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 182);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_temperature_threshold)(device, thresholdType, temp);
     cubind_status = cubind_fn(device, thresholdType, temp);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5819,7 +5819,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_power_management_limit_inline(
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int limit) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int limit))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 183);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_power_management_limit)(device, limit);
     cubind_status = cubind_fn(device, limit);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5832,7 +5832,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_gpu_operation_mode_inline(nvml
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlGpuOperationMode_t mode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlGpuOperationMode_t mode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 184);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_gpu_operation_mode)(device, mode);
     cubind_status = cubind_fn(device, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5845,7 +5845,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_api_restriction_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 185);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_api_restriction)(device, apiType, isRestricted);
     cubind_status = cubind_fn(device, apiType, isRestricted);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5858,7 +5858,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_fan_speed_inline(nvmlDevice_t 
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int fan, unsigned int speed) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int fan, unsigned int speed))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 186);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_fan_speed)(device, fan, speed);
     cubind_status = cubind_fn(device, fan, speed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5871,7 +5871,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_gpc_clk_vf_offset_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, int offset) = (nvmlReturn_t (*)(nvmlDevice_t device, int offset))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 187);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_gpc_clk_vf_offset)(device, offset);
     cubind_status = cubind_fn(device, offset);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5884,7 +5884,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_mem_clk_vf_offset_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, int offset) = (nvmlReturn_t (*)(nvmlDevice_t device, int offset))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 188);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_mem_clk_vf_offset)(device, offset);
     cubind_status = cubind_fn(device, offset);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5897,7 +5897,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_conf_compute_unprotected_mem_s
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned long long sizeKiB) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long sizeKiB))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 189);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_conf_compute_unprotected_mem_size)(device, sizeKiB);
     cubind_status = cubind_fn(device, sizeKiB);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5910,7 +5910,7 @@ static inline nvmlReturn_t cubind_nvml_system_set_conf_compute_gpus_ready_state_
 {
     nvmlReturn_t (*cubind_fn)(unsigned int isAcceptingWork) = (nvmlReturn_t (*)(unsigned int isAcceptingWork))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 190);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_set_conf_compute_gpus_ready_state)(isAcceptingWork);
     cubind_status = cubind_fn(isAcceptingWork);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5923,7 +5923,7 @@ static inline nvmlReturn_t cubind_nvml_system_set_conf_compute_key_rotation_thre
 {
     nvmlReturn_t (*cubind_fn)(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo) = (nvmlReturn_t (*)(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 191);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_set_conf_compute_key_rotation_threshold_info)(pKeyRotationThrInfo);
     cubind_status = cubind_fn(pKeyRotationThrInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5936,7 +5936,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_accounting_mode_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEnableState_t mode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEnableState_t mode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 192);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_accounting_mode)(device, mode);
     cubind_status = cubind_fn(device, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5949,7 +5949,7 @@ static inline nvmlReturn_t cubind_nvml_device_clear_accounting_pids_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device) = (nvmlReturn_t (*)(nvmlDevice_t device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 193);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_clear_accounting_pids)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5962,7 +5962,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_nv_link_state_inline(nvmlDevic
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 194);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_nv_link_state)(device, link, isActive);
     cubind_status = cubind_fn(device, link, isActive);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5975,7 +5975,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_nv_link_version_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link, unsigned int *version) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link, unsigned int *version))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 195);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_nv_link_version)(device, link, version);
     cubind_status = cubind_fn(device, link, version);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -5988,7 +5988,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_nv_link_capability_inline(nvml
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 196);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_nv_link_capability)(device, link, capability, capResult);
     cubind_status = cubind_fn(device, link, capability, capResult);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6001,7 +6001,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_nv_link_remote_pci_info_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 197);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_nv_link_remote_pci_info)(device, link, pci);
     cubind_status = cubind_fn(device, link, pci);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6014,7 +6014,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_nv_link_error_counter_inline(n
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 198);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_nv_link_error_counter)(device, link, counter, counterValue);
     cubind_status = cubind_fn(device, link, counter, counterValue);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6027,7 +6027,7 @@ static inline nvmlReturn_t cubind_nvml_device_reset_nv_link_error_counters_inlin
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 199);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_reset_nv_link_error_counters)(device, link);
     cubind_status = cubind_fn(device, link);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6040,7 +6040,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_nv_link_utilization_control_in
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 200);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_nv_link_utilization_control)(device, link, counter, control, reset);
     cubind_status = cubind_fn(device, link, counter, control, reset);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6053,7 +6053,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_nv_link_utilization_control_in
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 201);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_nv_link_utilization_control)(device, link, counter, control);
     cubind_status = cubind_fn(device, link, counter, control);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6066,7 +6066,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_nv_link_utilization_counter_in
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 202);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_nv_link_utilization_counter)(device, link, counter, rxcounter, txcounter);
     cubind_status = cubind_fn(device, link, counter, rxcounter, txcounter);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6079,7 +6079,7 @@ static inline nvmlReturn_t cubind_nvml_device_freeze_nv_link_utilization_counter
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 203);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_freeze_nv_link_utilization_counter)(device, link, counter, freeze);
     cubind_status = cubind_fn(device, link, counter, freeze);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6092,7 +6092,7 @@ static inline nvmlReturn_t cubind_nvml_device_reset_nv_link_utilization_counter_
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link, unsigned int counter) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link, unsigned int counter))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 204);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_reset_nv_link_utilization_counter)(device, link, counter);
     cubind_status = cubind_fn(device, link, counter);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6105,7 +6105,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_nv_link_remote_device_type_inl
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 205);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_nv_link_remote_device_type)(device, link, pNvLinkDeviceType);
     cubind_status = cubind_fn(device, link, pNvLinkDeviceType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6118,7 +6118,7 @@ static inline nvmlReturn_t cubind_nvml_event_set_create_inline(nvmlEventSet_t *s
 {
     nvmlReturn_t (*cubind_fn)(nvmlEventSet_t *set) = (nvmlReturn_t (*)(nvmlEventSet_t *set))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 206);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_event_set_create)(set);
     cubind_status = cubind_fn(set);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6131,7 +6131,7 @@ static inline nvmlReturn_t cubind_nvml_device_register_events_inline(nvmlDevice_
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 207);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_register_events)(device, eventTypes, set);
     cubind_status = cubind_fn(device, eventTypes, set);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6144,7 +6144,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_supported_event_types_inline(n
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned long long *eventTypes) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long *eventTypes))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 208);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_supported_event_types)(device, eventTypes);
     cubind_status = cubind_fn(device, eventTypes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6157,7 +6157,7 @@ static inline nvmlReturn_t cubind_nvml_event_set_wait_inline(nvmlEventSet_t set,
 {
     nvmlReturn_t (*cubind_fn)(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms) = (nvmlReturn_t (*)(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 209);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_event_set_wait)(set, data, timeoutms);
     cubind_status = cubind_fn(set, data, timeoutms);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6170,7 +6170,7 @@ static inline nvmlReturn_t cubind_nvml_event_set_free_inline(nvmlEventSet_t set)
 {
     nvmlReturn_t (*cubind_fn)(nvmlEventSet_t set) = (nvmlReturn_t (*)(nvmlEventSet_t set))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 210);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_event_set_free)(set);
     cubind_status = cubind_fn(set);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6183,7 +6183,7 @@ static inline nvmlReturn_t cubind_nvml_device_modify_drain_state_inline(nvmlPciI
 {
     nvmlReturn_t (*cubind_fn)(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState) = (nvmlReturn_t (*)(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 211);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_modify_drain_state)(pciInfo, newState);
     cubind_status = cubind_fn(pciInfo, newState);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6196,7 +6196,7 @@ static inline nvmlReturn_t cubind_nvml_device_query_drain_state_inline(nvmlPciIn
 {
     nvmlReturn_t (*cubind_fn)(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState) = (nvmlReturn_t (*)(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 212);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_query_drain_state)(pciInfo, currentState);
     cubind_status = cubind_fn(pciInfo, currentState);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6209,7 +6209,7 @@ static inline nvmlReturn_t cubind_nvml_device_remove_gpu_inline(nvmlPciInfo_t *p
 {
     nvmlReturn_t (*cubind_fn)(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState) = (nvmlReturn_t (*)(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 213);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_remove_gpu)(pciInfo, gpuState, linkState);
     cubind_status = cubind_fn(pciInfo, gpuState, linkState);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6222,7 +6222,7 @@ static inline nvmlReturn_t cubind_nvml_device_discover_gpus_inline(nvmlPciInfo_t
 {
     nvmlReturn_t (*cubind_fn)(nvmlPciInfo_t *pciInfo) = (nvmlReturn_t (*)(nvmlPciInfo_t *pciInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 214);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_discover_gpus)(pciInfo);
     cubind_status = cubind_fn(pciInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6235,7 +6235,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_field_values_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values) = (nvmlReturn_t (*)(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 215);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_field_values)(device, valuesCount, values);
     cubind_status = cubind_fn(device, valuesCount, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6248,7 +6248,7 @@ static inline nvmlReturn_t cubind_nvml_device_clear_field_values_inline(nvmlDevi
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values) = (nvmlReturn_t (*)(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 216);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_clear_field_values)(device, valuesCount, values);
     cubind_status = cubind_fn(device, valuesCount, values);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6261,7 +6261,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_virtualization_mode_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 217);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_virtualization_mode)(device, pVirtualMode);
     cubind_status = cubind_fn(device, pVirtualMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6274,7 +6274,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_host_vgpu_mode_inline(nvmlDevi
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 218);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_host_vgpu_mode)(device, pHostVgpuMode);
     cubind_status = cubind_fn(device, pHostVgpuMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6287,7 +6287,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_virtualization_mode_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 219);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_virtualization_mode)(device, virtualMode);
     cubind_status = cubind_fn(device, virtualMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6300,7 +6300,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_heterogeneous_mode_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 220);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_heterogeneous_mode)(device, pHeterogeneousMode);
     cubind_status = cubind_fn(device, pHeterogeneousMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6313,7 +6313,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_vgpu_heterogeneous_mode_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode) = (nvmlReturn_t (*)(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 221);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_vgpu_heterogeneous_mode)(device, pHeterogeneousMode);
     cubind_status = cubind_fn(device, pHeterogeneousMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6326,7 +6326,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_placement_id_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 222);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_placement_id)(vgpuInstance, pPlacement);
     cubind_status = cubind_fn(vgpuInstance, pPlacement);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6339,7 +6339,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_type_supported_placements
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 223);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_type_supported_placements)(device, vgpuTypeId, pPlacementList);
     cubind_status = cubind_fn(device, vgpuTypeId, pPlacementList);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6352,7 +6352,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_type_creatable_placements
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 224);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_type_creatable_placements)(device, vgpuTypeId, pPlacementList);
     cubind_status = cubind_fn(device, vgpuTypeId, pPlacementList);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6365,7 +6365,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_gsp_heap_size_inline(nvmlVg
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 225);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_gsp_heap_size)(vgpuTypeId, gspHeapSize);
     cubind_status = cubind_fn(vgpuTypeId, gspHeapSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6378,7 +6378,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_fb_reservation_inline(nvmlV
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 226);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_fb_reservation)(vgpuTypeId, fbReservation);
     cubind_status = cubind_fn(vgpuTypeId, fbReservation);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6391,7 +6391,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_vgpu_capabilities_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 227);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_vgpu_capabilities)(device, capability, state);
     cubind_status = cubind_fn(device, capability, state);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6404,7 +6404,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_grid_licensable_features_inlin
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 228);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_grid_licensable_features)(device, pGridLicensableFeatures);
     cubind_status = cubind_fn(device, pGridLicensableFeatures);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6417,7 +6417,7 @@ static inline nvmlReturn_t cubind_nvml_get_vgpu_driver_capabilities_inline(nvmlV
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuDriverCapability_t capability, unsigned int *capResult) = (nvmlReturn_t (*)(nvmlVgpuDriverCapability_t capability, unsigned int *capResult))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 229);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_get_vgpu_driver_capabilities)(capability, capResult);
     cubind_status = cubind_fn(capability, capResult);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6430,7 +6430,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_capabilities_inline(nvmlD
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 230);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_capabilities)(device, capability, capResult);
     cubind_status = cubind_fn(device, capability, capResult);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6443,7 +6443,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_supported_vgpus_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 231);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_supported_vgpus)(device, vgpuCount, vgpuTypeIds);
     cubind_status = cubind_fn(device, vgpuCount, vgpuTypeIds);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6456,7 +6456,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_creatable_vgpus_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 232);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_creatable_vgpus)(device, vgpuCount, vgpuTypeIds);
     cubind_status = cubind_fn(device, vgpuCount, vgpuTypeIds);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6469,7 +6469,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_class_inline(nvmlVgpuTypeId
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 233);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_class)(vgpuTypeId, vgpuTypeClass, size);
     cubind_status = cubind_fn(vgpuTypeId, vgpuTypeClass, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6482,7 +6482,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_name_inline(nvmlVgpuTypeId_
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 234);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_name)(vgpuTypeId, vgpuTypeName, size);
     cubind_status = cubind_fn(vgpuTypeId, vgpuTypeName, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6495,7 +6495,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_gpu_instance_profile_id_inl
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 235);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_gpu_instance_profile_id)(vgpuTypeId, gpuInstanceProfileId);
     cubind_status = cubind_fn(vgpuTypeId, gpuInstanceProfileId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6508,7 +6508,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_device_id_inline(nvmlVgpuTy
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 236);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_device_id)(vgpuTypeId, deviceID, subsystemID);
     cubind_status = cubind_fn(vgpuTypeId, deviceID, subsystemID);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6521,7 +6521,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_framebuffer_size_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 237);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_framebuffer_size)(vgpuTypeId, fbSize);
     cubind_status = cubind_fn(vgpuTypeId, fbSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6534,7 +6534,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_num_display_heads_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 238);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_num_display_heads)(vgpuTypeId, numDisplayHeads);
     cubind_status = cubind_fn(vgpuTypeId, numDisplayHeads);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6547,7 +6547,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_resolution_inline(nvmlVgpuT
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 239);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_resolution)(vgpuTypeId, displayIndex, xdim, ydim);
     cubind_status = cubind_fn(vgpuTypeId, displayIndex, xdim, ydim);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6560,7 +6560,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_license_inline(nvmlVgpuType
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 240);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_license)(vgpuTypeId, vgpuTypeLicenseString, size);
     cubind_status = cubind_fn(vgpuTypeId, vgpuTypeLicenseString, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6573,7 +6573,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_frame_rate_limit_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 241);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_frame_rate_limit)(vgpuTypeId, frameRateLimit);
     cubind_status = cubind_fn(vgpuTypeId, frameRateLimit);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6586,7 +6586,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_max_instances_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 242);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_max_instances)(device, vgpuTypeId, vgpuInstanceCount);
     cubind_status = cubind_fn(device, vgpuTypeId, vgpuInstanceCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6599,7 +6599,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_max_instances_per_vm_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 243);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_max_instances_per_vm)(vgpuTypeId, vgpuInstanceCountPerVm);
     cubind_status = cubind_fn(vgpuTypeId, vgpuInstanceCountPerVm);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6612,7 +6612,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_active_vgpus_inline(nvmlDevice
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 244);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_active_vgpus)(device, vgpuCount, vgpuInstances);
     cubind_status = cubind_fn(device, vgpuCount, vgpuInstances);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6625,7 +6625,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_vm_id_inline(nvmlVgpuIn
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 245);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_vm_id)(vgpuInstance, vmId, size, vmIdType);
     cubind_status = cubind_fn(vgpuInstance, vmId, size, vmIdType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6638,7 +6638,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_uuid_inline(nvmlVgpuIns
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 246);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_uuid)(vgpuInstance, uuid, size);
     cubind_status = cubind_fn(vgpuInstance, uuid, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6651,7 +6651,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_vm_driver_version_inlin
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 247);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_vm_driver_version)(vgpuInstance, version, length);
     cubind_status = cubind_fn(vgpuInstance, version, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6664,7 +6664,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_fb_usage_inline(nvmlVgp
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 248);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_fb_usage)(vgpuInstance, fbUsage);
     cubind_status = cubind_fn(vgpuInstance, fbUsage);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6677,7 +6677,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_license_status_inline(n
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 249);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_license_status)(vgpuInstance, licensed);
     cubind_status = cubind_fn(vgpuInstance, licensed);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6690,7 +6690,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_type_inline(nvmlVgpuIns
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 250);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_type)(vgpuInstance, vgpuTypeId);
     cubind_status = cubind_fn(vgpuInstance, vgpuTypeId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6703,7 +6703,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_frame_rate_limit_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 251);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_frame_rate_limit)(vgpuInstance, frameRateLimit);
     cubind_status = cubind_fn(vgpuInstance, frameRateLimit);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6716,7 +6716,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_ecc_mode_inline(nvmlVgp
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 252);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_ecc_mode)(vgpuInstance, eccMode);
     cubind_status = cubind_fn(vgpuInstance, eccMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6729,7 +6729,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_capacity_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 253);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_encoder_capacity)(vgpuInstance, encoderCapacity);
     cubind_status = cubind_fn(vgpuInstance, encoderCapacity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6742,7 +6742,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_set_encoder_capacity_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 254);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_set_encoder_capacity)(vgpuInstance, encoderCapacity);
     cubind_status = cubind_fn(vgpuInstance, encoderCapacity);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6755,7 +6755,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_stats_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 255);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_encoder_stats)(vgpuInstance, sessionCount, averageFps, averageLatency);
     cubind_status = cubind_fn(vgpuInstance, sessionCount, averageFps, averageLatency);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6768,7 +6768,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_encoder_sessions_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 256);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_encoder_sessions)(vgpuInstance, sessionCount, sessionInfo);
     cubind_status = cubind_fn(vgpuInstance, sessionCount, sessionInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6781,7 +6781,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_fbc_stats_inline(nvmlVg
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 257);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_fbc_stats)(vgpuInstance, fbcStats);
     cubind_status = cubind_fn(vgpuInstance, fbcStats);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6794,7 +6794,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_fbc_sessions_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 258);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_fbc_sessions)(vgpuInstance, sessionCount, sessionInfo);
     cubind_status = cubind_fn(vgpuInstance, sessionCount, sessionInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6807,7 +6807,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_gpu_instance_id_inline(
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 259);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_gpu_instance_id)(vgpuInstance, gpuInstanceId);
     cubind_status = cubind_fn(vgpuInstance, gpuInstanceId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6820,7 +6820,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_gpu_pci_id_inline(nvmlV
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 260);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_gpu_pci_id)(vgpuInstance, vgpuPciId, length);
     cubind_status = cubind_fn(vgpuInstance, vgpuPciId, length);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6833,7 +6833,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_type_get_capabilities_inline(nvmlVgp
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult) = (nvmlReturn_t (*)(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 261);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_type_get_capabilities)(vgpuTypeId, capability, capResult);
     cubind_status = cubind_fn(vgpuTypeId, capability, capResult);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6846,7 +6846,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_mdev_uuid_inline(nvmlVg
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 262);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_mdev_uuid)(vgpuInstance, mdevUuid, size);
     cubind_status = cubind_fn(vgpuInstance, mdevUuid, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6859,7 +6859,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_metadata_inline(nvmlVgp
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 263);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_metadata)(vgpuInstance, vgpuMetadata, bufferSize);
     cubind_status = cubind_fn(vgpuInstance, vgpuMetadata, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6872,7 +6872,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_metadata_inline(nvmlDevic
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 264);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_metadata)(device, pgpuMetadata, bufferSize);
     cubind_status = cubind_fn(device, pgpuMetadata, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6885,7 +6885,7 @@ static inline nvmlReturn_t cubind_nvml_get_vgpu_compatibility_inline(nvmlVgpuMet
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo) = (nvmlReturn_t (*)(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 265);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_get_vgpu_compatibility)(vgpuMetadata, pgpuMetadata, compatibilityInfo);
     cubind_status = cubind_fn(vgpuMetadata, pgpuMetadata, compatibilityInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6898,7 +6898,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_pgpu_metadata_string_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize) = (nvmlReturn_t (*)(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 266);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_pgpu_metadata_string)(device, pgpuMetadata, bufferSize);
     cubind_status = cubind_fn(device, pgpuMetadata, bufferSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6911,7 +6911,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_log_inline(nvml
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 267);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_scheduler_log)(device, pSchedulerLog);
     cubind_status = cubind_fn(device, pSchedulerLog);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6924,7 +6924,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_state_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 268);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_scheduler_state)(device, pSchedulerState);
     cubind_status = cubind_fn(device, pSchedulerState);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6937,7 +6937,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_scheduler_capabilities_in
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 269);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_scheduler_capabilities)(device, pCapabilities);
     cubind_status = cubind_fn(device, pCapabilities);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6950,7 +6950,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_vgpu_scheduler_state_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 270);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_vgpu_scheduler_state)(device, pSchedulerState);
     cubind_status = cubind_fn(device, pSchedulerState);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6963,7 +6963,7 @@ static inline nvmlReturn_t cubind_nvml_get_vgpu_version_inline(nvmlVgpuVersion_t
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current) = (nvmlReturn_t (*)(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 271);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_get_vgpu_version)(supported, current);
     cubind_status = cubind_fn(supported, current);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6976,7 +6976,7 @@ static inline nvmlReturn_t cubind_nvml_set_vgpu_version_inline(nvmlVgpuVersion_t
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuVersion_t *vgpuVersion) = (nvmlReturn_t (*)(nvmlVgpuVersion_t *vgpuVersion))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 272);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_set_vgpu_version)(vgpuVersion);
     cubind_status = cubind_fn(vgpuVersion);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -6989,7 +6989,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_utilization_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 273);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_utilization)(device, lastSeenTimeStamp, sampleValType, vgpuInstanceSamplesCount, utilizationSamples);
     cubind_status = cubind_fn(device, lastSeenTimeStamp, sampleValType, vgpuInstanceSamplesCount, utilizationSamples);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7002,7 +7002,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_instances_utilization_inf
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 274);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_instances_utilization_info)(device, vgpuUtilInfo);
     cubind_status = cubind_fn(device, vgpuUtilInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7015,7 +7015,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_process_utilization_inlin
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 275);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_process_utilization)(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
     cubind_status = cubind_fn(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7028,7 +7028,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_vgpu_processes_utilization_inf
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 276);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_vgpu_processes_utilization_info)(device, vgpuProcUtilInfo);
     cubind_status = cubind_fn(device, vgpuProcUtilInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7041,7 +7041,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_mode_inline(
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 277);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_accounting_mode)(vgpuInstance, mode);
     cubind_status = cubind_fn(vgpuInstance, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7054,7 +7054,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_pids_inline(
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 278);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_accounting_pids)(vgpuInstance, count, pids);
     cubind_status = cubind_fn(vgpuInstance, count, pids);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7067,7 +7067,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_accounting_stats_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 279);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_accounting_stats)(vgpuInstance, pid, stats);
     cubind_status = cubind_fn(vgpuInstance, pid, stats);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7080,7 +7080,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_clear_accounting_pids_inlin
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 280);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_clear_accounting_pids)(vgpuInstance);
     cubind_status = cubind_fn(vgpuInstance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7093,7 +7093,7 @@ static inline nvmlReturn_t cubind_nvml_vgpu_instance_get_license_info_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo) = (nvmlReturn_t (*)(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 281);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_vgpu_instance_get_license_info)(vgpuInstance, licenseInfo);
     cubind_status = cubind_fn(vgpuInstance, licenseInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7106,7 +7106,7 @@ static inline nvmlReturn_t cubind_nvml_get_blacklist_device_count_inline(unsigne
 {
     nvmlReturn_t (*cubind_fn)(unsigned int *deviceCount) = (nvmlReturn_t (*)(unsigned int *deviceCount))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 282);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_get_blacklist_device_count)(deviceCount);
     cubind_status = cubind_fn(deviceCount);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7119,7 +7119,7 @@ static inline nvmlReturn_t cubind_nvml_get_blacklist_device_info_by_index_inline
 {
     nvmlReturn_t (*cubind_fn)(unsigned int index, nvmlExcludedDeviceInfo_t *info) = (nvmlReturn_t (*)(unsigned int index, nvmlExcludedDeviceInfo_t *info))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 283);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_get_blacklist_device_info_by_index)(index, info);
     cubind_status = cubind_fn(index, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7132,7 +7132,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_mig_mode_inline(nvmlDevice_t d
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 284);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_mig_mode)(device, mode, activationStatus);
     cubind_status = cubind_fn(device, mode, activationStatus);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7145,7 +7145,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_mig_mode_inline(nvmlDevice_t d
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 285);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_mig_mode)(device, currentMode, pendingMode);
     cubind_status = cubind_fn(device, currentMode, pendingMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7158,7 +7158,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpu_instance_profile_info_inli
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 286);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpu_instance_profile_info)(device, profile, info);
     cubind_status = cubind_fn(device, profile, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7171,7 +7171,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpu_instance_profile_info_v_in
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 287);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpu_instance_profile_info_v)(device, profile, info);
     cubind_status = cubind_fn(device, profile, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7184,7 +7184,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpu_instance_possible_placemen
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 288);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpu_instance_possible_placements)(device, profileId, placements, count);
     cubind_status = cubind_fn(device, profileId, placements, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7197,7 +7197,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpu_instance_remaining_capacit
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int profileId, unsigned int *count) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int profileId, unsigned int *count))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 289);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpu_instance_remaining_capacity)(device, profileId, count);
     cubind_status = cubind_fn(device, profileId, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7210,7 +7210,7 @@ static inline nvmlReturn_t cubind_nvml_device_create_gpu_instance_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 290);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_create_gpu_instance)(device, profileId, gpuInstance);
     cubind_status = cubind_fn(device, profileId, gpuInstance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7223,7 +7223,7 @@ static inline nvmlReturn_t cubind_nvml_device_create_gpu_instance_with_placement
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 291);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_create_gpu_instance_with_placement)(device, profileId, placement, gpuInstance);
     cubind_status = cubind_fn(device, profileId, placement, gpuInstance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7236,7 +7236,7 @@ static inline nvmlReturn_t cubind_nvml_gpu_instance_destroy_inline(nvmlGpuInstan
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpuInstance_t gpuInstance) = (nvmlReturn_t (*)(nvmlGpuInstance_t gpuInstance))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 292);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpu_instance_destroy)(gpuInstance);
     cubind_status = cubind_fn(gpuInstance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7249,7 +7249,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpu_instances_inline(nvmlDevic
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 293);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpu_instances)(device, profileId, gpuInstances, count);
     cubind_status = cubind_fn(device, profileId, gpuInstances, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7262,7 +7262,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpu_instance_by_id_inline(nvml
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 294);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpu_instance_by_id)(device, id, gpuInstance);
     cubind_status = cubind_fn(device, id, gpuInstance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7275,7 +7275,7 @@ static inline nvmlReturn_t cubind_nvml_gpu_instance_get_info_inline(nvmlGpuInsta
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info) = (nvmlReturn_t (*)(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 295);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpu_instance_get_info)(gpuInstance, info);
     cubind_status = cubind_fn(gpuInstance, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7288,7 +7288,7 @@ static inline nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_profile
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info) = (nvmlReturn_t (*)(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 296);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpu_instance_get_compute_instance_profile_info)(gpuInstance, profile, engProfile, info);
     cubind_status = cubind_fn(gpuInstance, profile, engProfile, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7301,7 +7301,7 @@ static inline nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_profile
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info) = (nvmlReturn_t (*)(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 297);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpu_instance_get_compute_instance_profile_info_v)(gpuInstance, profile, engProfile, info);
     cubind_status = cubind_fn(gpuInstance, profile, engProfile, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7314,7 +7314,7 @@ static inline nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_remaini
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count) = (nvmlReturn_t (*)(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 298);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpu_instance_get_compute_instance_remaining_capacity)(gpuInstance, profileId, count);
     cubind_status = cubind_fn(gpuInstance, profileId, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7327,7 +7327,7 @@ static inline nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_possibl
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count) = (nvmlReturn_t (*)(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 299);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpu_instance_get_compute_instance_possible_placements)(gpuInstance, profileId, placements, count);
     cubind_status = cubind_fn(gpuInstance, profileId, placements, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7340,7 +7340,7 @@ static inline nvmlReturn_t cubind_nvml_gpu_instance_create_compute_instance_inli
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance) = (nvmlReturn_t (*)(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 300);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpu_instance_create_compute_instance)(gpuInstance, profileId, computeInstance);
     cubind_status = cubind_fn(gpuInstance, profileId, computeInstance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7353,7 +7353,7 @@ static inline nvmlReturn_t cubind_nvml_gpu_instance_create_compute_instance_with
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance) = (nvmlReturn_t (*)(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 301);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpu_instance_create_compute_instance_with_placement)(gpuInstance, profileId, placement, computeInstance);
     cubind_status = cubind_fn(gpuInstance, profileId, placement, computeInstance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7366,7 +7366,7 @@ static inline nvmlReturn_t cubind_nvml_compute_instance_destroy_inline(nvmlCompu
 {
     nvmlReturn_t (*cubind_fn)(nvmlComputeInstance_t computeInstance) = (nvmlReturn_t (*)(nvmlComputeInstance_t computeInstance))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 302);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_compute_instance_destroy)(computeInstance);
     cubind_status = cubind_fn(computeInstance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7379,7 +7379,7 @@ static inline nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instances_inline
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count) = (nvmlReturn_t (*)(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 303);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpu_instance_get_compute_instances)(gpuInstance, profileId, computeInstances, count);
     cubind_status = cubind_fn(gpuInstance, profileId, computeInstances, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7392,7 +7392,7 @@ static inline nvmlReturn_t cubind_nvml_gpu_instance_get_compute_instance_by_id_i
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance) = (nvmlReturn_t (*)(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 304);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpu_instance_get_compute_instance_by_id)(gpuInstance, id, computeInstance);
     cubind_status = cubind_fn(gpuInstance, id, computeInstance);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7405,7 +7405,7 @@ static inline nvmlReturn_t cubind_nvml_compute_instance_get_info_inline(nvmlComp
 {
     nvmlReturn_t (*cubind_fn)(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info) = (nvmlReturn_t (*)(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 305);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_compute_instance_get_info)(computeInstance, info);
     cubind_status = cubind_fn(computeInstance, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7418,7 +7418,7 @@ static inline nvmlReturn_t cubind_nvml_device_is_mig_device_handle_inline(nvmlDe
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *isMigDevice) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *isMigDevice))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 306);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_is_mig_device_handle)(device, isMigDevice);
     cubind_status = cubind_fn(device, isMigDevice);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7431,7 +7431,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_gpu_instance_id_inline(nvmlDev
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *id) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *id))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 307);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_gpu_instance_id)(device, id);
     cubind_status = cubind_fn(device, id);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7444,7 +7444,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_compute_instance_id_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *id) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *id))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 308);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_compute_instance_id)(device, id);
     cubind_status = cubind_fn(device, id);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7457,7 +7457,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_max_mig_device_count_inline(nv
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *count) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *count))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 309);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_max_mig_device_count)(device, count);
     cubind_status = cubind_fn(device, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7470,7 +7470,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_mig_device_handle_by_index_inl
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 310);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_mig_device_handle_by_index)(device, index, migDevice);
     cubind_status = cubind_fn(device, index, migDevice);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7483,7 +7483,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_device_handle_from_mig_device_
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t migDevice, nvmlDevice_t *device) = (nvmlReturn_t (*)(nvmlDevice_t migDevice, nvmlDevice_t *device))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 311);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_device_handle_from_mig_device_handle)(migDevice, device);
     cubind_status = cubind_fn(migDevice, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7496,7 +7496,7 @@ static inline nvmlReturn_t cubind_nvml_gpm_metrics_get_inline(nvmlGpmMetricsGet_
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpmMetricsGet_t *metricsGet) = (nvmlReturn_t (*)(nvmlGpmMetricsGet_t *metricsGet))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 312);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpm_metrics_get)(metricsGet);
     cubind_status = cubind_fn(metricsGet);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7509,7 +7509,7 @@ static inline nvmlReturn_t cubind_nvml_gpm_sample_free_inline(nvmlGpmSample_t gp
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpmSample_t gpmSample) = (nvmlReturn_t (*)(nvmlGpmSample_t gpmSample))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 313);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpm_sample_free)(gpmSample);
     cubind_status = cubind_fn(gpmSample);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7522,7 +7522,7 @@ static inline nvmlReturn_t cubind_nvml_gpm_sample_alloc_inline(nvmlGpmSample_t *
 {
     nvmlReturn_t (*cubind_fn)(nvmlGpmSample_t *gpmSample) = (nvmlReturn_t (*)(nvmlGpmSample_t *gpmSample))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 314);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpm_sample_alloc)(gpmSample);
     cubind_status = cubind_fn(gpmSample);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7535,7 +7535,7 @@ static inline nvmlReturn_t cubind_nvml_gpm_sample_get_inline(nvmlDevice_t device
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlGpmSample_t gpmSample) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlGpmSample_t gpmSample))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 315);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpm_sample_get)(device, gpmSample);
     cubind_status = cubind_fn(device, gpmSample);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7548,7 +7548,7 @@ static inline nvmlReturn_t cubind_nvml_gpm_mig_sample_get_inline(nvmlDevice_t de
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 316);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpm_mig_sample_get)(device, gpuInstanceId, gpmSample);
     cubind_status = cubind_fn(device, gpuInstanceId, gpmSample);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7561,7 +7561,7 @@ static inline nvmlReturn_t cubind_nvml_gpm_query_device_support_inline(nvmlDevic
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 317);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpm_query_device_support)(device, gpmSupport);
     cubind_status = cubind_fn(device, gpmSupport);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7574,7 +7574,7 @@ static inline nvmlReturn_t cubind_nvml_gpm_query_if_streaming_enabled_inline(nvm
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int *state) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int *state))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 318);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpm_query_if_streaming_enabled)(device, state);
     cubind_status = cubind_fn(device, state);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7587,7 +7587,7 @@ static inline nvmlReturn_t cubind_nvml_gpm_set_streaming_enabled_inline(nvmlDevi
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, unsigned int state) = (nvmlReturn_t (*)(nvmlDevice_t device, unsigned int state))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 319);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_gpm_set_streaming_enabled)(device, state);
     cubind_status = cubind_fn(device, state);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7600,7 +7600,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_nv_link_device_low_power_thres
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 320);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_nv_link_device_low_power_threshold)(device, info);
     cubind_status = cubind_fn(device, info);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7613,7 +7613,7 @@ static inline nvmlReturn_t cubind_nvml_system_set_nvlink_bw_mode_inline(unsigned
 {
     nvmlReturn_t (*cubind_fn)(unsigned int nvlinkBwMode) = (nvmlReturn_t (*)(unsigned int nvlinkBwMode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 321);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_set_nvlink_bw_mode)(nvlinkBwMode);
     cubind_status = cubind_fn(nvlinkBwMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7626,7 +7626,7 @@ static inline nvmlReturn_t cubind_nvml_system_get_nvlink_bw_mode_inline(unsigned
 {
     nvmlReturn_t (*cubind_fn)(unsigned int *nvlinkBwMode) = (nvmlReturn_t (*)(unsigned int *nvlinkBwMode))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 322);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_system_get_nvlink_bw_mode)(nvlinkBwMode);
     cubind_status = cubind_fn(nvlinkBwMode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7639,7 +7639,7 @@ static inline nvmlReturn_t cubind_nvml_device_set_power_management_limit_v2_inli
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 323);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_set_power_management_limit_v2)(device, powerValue);
     cubind_status = cubind_fn(device, powerValue);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))
@@ -7652,7 +7652,7 @@ static inline nvmlReturn_t cubind_nvml_device_get_sram_ecc_error_status_inline(n
 {
     nvmlReturn_t (*cubind_fn)(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status) = (nvmlReturn_t (*)(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status))CUBIND_SLOT_LOAD(cubind_nvml_slots_1988b12741e6, 324);
     nvmlReturn_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvml_device_get_sram_ecc_error_status)(device, status);
     cubind_status = cubind_fn(device, status);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVML_SUCCESS))

@@ -14,7 +14,7 @@
 #endif
 
 
-#include "cubind/cuda_types.h"
+#include "cubind/platform.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
 #include <nvml.h>
@@ -30,12 +30,19 @@
 #define NVML_VALUE_NOT_AVAILABLE ( - 1 )
 #define NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE 32
 #define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE 16
+#define nvmlPciInfoExt_v1 ((unsigned int)16777280)
+#define nvmlMemory_v2 ((unsigned int)33554472)
+#define nvmlProcessDetailList_v1 ((unsigned int)16777240)
+#define nvmlC2cModeInfo_v1 ((unsigned int)16777220)
 #define NVML_NVLINK_MAX_LINKS 18
+#define NVML_TOPOLOGY_CPU NVML_TOPOLOGY_NODE
 #define NVML_MAX_PHYSICAL_BRIDGE ( 128 )
 #define NVML_MAX_THERMAL_SENSORS_PER_GPU 3
 #define nvmlFlagDefault 0x00
 #define nvmlFlagForce 0x01
 #define MAX_CLK_DOMAINS 32
+#define NVML_SINGLE_BIT_ECC NVML_MEMORY_ERROR_TYPE_CORRECTED
+#define NVML_DOUBLE_BIT_ECC NVML_MEMORY_ERROR_TYPE_UNCORRECTED
 #define NVML_MAX_GPU_PERF_PSTATES 16
 #define NVML_GRID_LICENSE_EXPIRY_NOT_AVAILABLE 0
 #define NVML_GRID_LICENSE_EXPIRY_INVALID 1
@@ -52,6 +59,11 @@
 #define NVML_VGPU_VIRTUALIZATION_CAP_MIGRATION_YES 0x1
 #define NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_NO 0x0
 #define NVML_VGPU_PGPU_VIRTUALIZATION_CAP_MIGRATION_YES 0x1
+#define nvmlVgpuHeterogeneousMode_v1 ((unsigned int)16777224)
+#define nvmlVgpuPlacementId_v1 ((unsigned int)16777224)
+#define nvmlVgpuPlacementList_v1 ((unsigned int)16777240)
+#define nvmlVgpuInstancesUtilizationInfo_v1 ((unsigned int)16777248)
+#define nvmlVgpuProcessesUtilizationInfo_v1 ((unsigned int)16777240)
 #define NVML_VGPU_SCHEDULER_POLICY_UNKNOWN 0
 #define NVML_VGPU_SCHEDULER_POLICY_BEST_EFFORT 1
 #define NVML_VGPU_SCHEDULER_POLICY_EQUAL_SHARE 2
@@ -67,6 +79,8 @@
 #define NVML_GRID_LICENSE_STATE_UNLICENSED_RESTRICTED 3
 #define NVML_GRID_LICENSE_STATE_UNLICENSED 4
 #define NVML_GRID_LICENSE_STATE_LICENSED 5
+#define nvmlProcessesUtilizationInfo_v1 ((unsigned int)16777240)
+#define nvmlEccSramErrorStatus_v1 ((unsigned int)16777320)
 #define NVML_GSP_FIRMWARE_VERSION_BUF_SIZE 0x40
 #define NVML_DEVICE_ARCH_KEPLER 2
 #define NVML_DEVICE_ARCH_MAXWELL 3
@@ -315,6 +329,8 @@
 #define nvmlClocksThrottleReasonHwPowerBrakeSlowdown 0x0000000000000080LL
 #define nvmlClocksEventReasonDisplayClockSetting 0x0000000000000100LL
 #define nvmlClocksEventReasonNone 0x0000000000000000LL
+#define nvmlClocksEventReasonAll ( nvmlClocksThrottleReasonNone | nvmlClocksEventReasonGpuIdle | nvmlClocksEventReasonApplicationsClocksSetting | nvmlClocksEventReasonSwPowerCap | nvmlClocksThrottleReasonHwSlowdown | nvmlClocksEventReasonSyncBoost | nvmlClocksEventReasonSwThermalSlowdown | nvmlClocksThrottleReasonHwThermalSlowdown | nvmlClocksThrottleReasonHwPowerBrakeSlowdown | nvmlClocksEventReasonDisplayClockSetting \
+)
 #define nvmlClocksThrottleReasonGpuIdle nvmlClocksEventReasonGpuIdle
 #define nvmlClocksThrottleReasonApplicationsClocksSetting nvmlClocksEventReasonApplicationsClocksSetting
 #define nvmlClocksThrottleReasonSyncBoost nvmlClocksEventReasonSyncBoost
@@ -322,6 +338,7 @@
 #define nvmlClocksThrottleReasonSwThermalSlowdown nvmlClocksEventReasonSwThermalSlowdown
 #define nvmlClocksThrottleReasonDisplayClockSetting nvmlClocksEventReasonDisplayClockSetting
 #define nvmlClocksThrottleReasonNone nvmlClocksEventReasonNone
+#define nvmlClocksThrottleReasonAll nvmlClocksEventReasonAll
 #define NVML_NVFBC_SESSION_FLAG_DIFFMAP_ENABLED 0x00000001
 #define NVML_NVFBC_SESSION_FLAG_CLASSIFICATIONMAP_ENABLED 0x00000002
 #define NVML_NVFBC_SESSION_FLAG_CAPTURE_WITH_WAIT_NO_WAIT 0x00000004
@@ -341,6 +358,7 @@
 #define NVML_CC_SYSTEM_FEATURE_ENABLED 1
 #define NVML_CC_SYSTEM_MULTIGPU_NONE 0
 #define NVML_CC_SYSTEM_MULTIGPU_PROTECTED_PCIE 1
+#define nvmlSystemConfComputeSettings_v1 ((unsigned int)16777236)
 #define NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE 0
 #define NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE 1
 #define NVML_GPU_CERT_CHAIN_SIZE 0x1000
@@ -352,6 +370,8 @@
 #define NVML_CC_CEC_ATTESTATION_REPORT_PRESENT 1
 #define NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN 50
 #define NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX 75
+#define nvmlConfComputeSetKeyRotationThresholdInfo_v1 ((unsigned int)16777232)
+#define nvmlConfComputeGetKeyRotationThresholdInfo_v1 ((unsigned int)16777232)
 #define NVML_GPU_FABRIC_UUID_LEN 16
 #define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0
 #define NVML_GPU_FABRIC_STATE_NOT_STARTED 1
@@ -362,9 +382,11 @@
 #define NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_FALSE 2
 #define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW 0
 #define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_DEGRADED_BW 0x11
+#define nvmlGpuFabricInfo_v2 ((unsigned int)33554468)
 #define NVML_POWER_SCOPE_GPU 0U
 #define NVML_POWER_SCOPE_MODULE 1U
 #define NVML_POWER_SCOPE_MEMORY 2U
+#define nvmlPowerValue_v2 ((unsigned int)33554444)
 #define NVML_INIT_FLAG_NO_GPUS 1
 #define NVML_INIT_FLAG_NO_ATTACH 2
 #define NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE 16
@@ -393,6 +415,8 @@
 #define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 0x9
 #define NVML_GPU_INSTANCE_PROFILE_COUNT 0xA
 #define NVML_GPU_INTSTANCE_PROFILE_CAPS_P2P 0x1
+#define nvmlGpuInstanceProfileInfo_v2 ((unsigned int)33554584)
+#define nvmlGpuInstanceProfileInfo_v3 ((unsigned int)50331800)
 #define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE 0x0
 #define NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE 0x1
 #define NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE 0x2
@@ -404,6 +428,8 @@
 #define NVML_COMPUTE_INSTANCE_PROFILE_COUNT 0x8
 #define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0x0
 #define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_COUNT 0x1
+#define nvmlComputeInstanceProfileInfo_v2 ((unsigned int)33554568)
+#define nvmlComputeInstanceProfileInfo_v3 ((unsigned int)50331788)
 #define NVML_GPM_METRICS_GET_VERSION 1
 #define NVML_GPM_SUPPORT_VERSION 1
 #define NVML_NVLINK_POWER_STATE_HIGH_SPEED 0x0
@@ -411,6 +437,9 @@
 #define NVML_NVLINK_LOW_POWER_THRESHOLD_MIN 0x1
 #define NVML_NVLINK_LOW_POWER_THRESHOLD_MAX 0x1FFF
 #define NVML_NVLINK_LOW_POWER_THRESHOLD_RESET 0xFFFFFFFF
+#define NVML_API_VERSION_STR "12"
+#define NVML_DEVICE_PCI_BUS_ID_LEGACY_FMT "%04X:%02X:%02X.0"
+#define NVML_DEVICE_PCI_BUS_ID_FMT "%08X:%02X:%02X.0"
 
 struct nvmlDevice_st;
 typedef struct nvmlDevice_st *nvmlDevice_t;

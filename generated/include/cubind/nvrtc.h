@@ -287,7 +287,7 @@ CUBIND_API extern cubind_slot *const cubind_nvrtc_slots_005d5f08eb26;
 static inline const char *cubind_nvrtc_get_error_string_inline(nvrtcResult result)
 {
     const char *(*cubind_fn)(nvrtcResult result) = (const char *(*)(nvrtcResult result))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 0);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_error_string)(result);
     return cubind_fn(result);
 }
@@ -297,7 +297,7 @@ static inline nvrtcResult cubind_nvrtc_version_inline(int *major, int *minor)
 {
     nvrtcResult (*cubind_fn)(int *major, int *minor) = (nvrtcResult (*)(int *major, int *minor))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 1);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_version)(major, minor);
     cubind_status = cubind_fn(major, minor);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -310,7 +310,7 @@ static inline nvrtcResult cubind_nvrtc_get_num_supported_archs_inline(int *numAr
 {
     nvrtcResult (*cubind_fn)(int *numArchs) = (nvrtcResult (*)(int *numArchs))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 2);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_num_supported_archs)(numArchs);
     cubind_status = cubind_fn(numArchs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -323,7 +323,7 @@ static inline nvrtcResult cubind_nvrtc_get_supported_archs_inline(int *supported
 {
     nvrtcResult (*cubind_fn)(int *supportedArchs) = (nvrtcResult (*)(int *supportedArchs))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 3);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_supported_archs)(supportedArchs);
     cubind_status = cubind_fn(supportedArchs);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -336,7 +336,7 @@ static inline nvrtcResult cubind_nvrtc_create_program_inline(nvrtcProgram *prog,
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames) = (nvrtcResult (*)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 4);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_create_program)(prog, src, name, numHeaders, headers, includeNames);
     cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -349,7 +349,7 @@ static inline nvrtcResult cubind_nvrtc_destroy_program_inline(nvrtcProgram *prog
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram *prog) = (nvrtcResult (*)(nvrtcProgram *prog))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 5);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_destroy_program)(prog);
     cubind_status = cubind_fn(prog);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -362,7 +362,7 @@ static inline nvrtcResult cubind_nvrtc_compile_program_inline(nvrtcProgram prog,
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, int numOptions, const char *const *options) = (nvrtcResult (*)(nvrtcProgram prog, int numOptions, const char *const *options))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 6);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_compile_program)(prog, numOptions, options);
     cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -375,7 +375,7 @@ static inline nvrtcResult cubind_nvrtc_get_ptx_size_inline(nvrtcProgram prog, si
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, size_t *ptxSizeRet) = (nvrtcResult (*)(nvrtcProgram prog, size_t *ptxSizeRet))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 7);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_ptx_size)(prog, ptxSizeRet);
     cubind_status = cubind_fn(prog, ptxSizeRet);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -388,7 +388,7 @@ static inline nvrtcResult cubind_nvrtc_get_ptx_inline(nvrtcProgram prog, char *p
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, char *ptx) = (nvrtcResult (*)(nvrtcProgram prog, char *ptx))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 8);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_ptx)(prog, ptx);
     cubind_status = cubind_fn(prog, ptx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -401,7 +401,7 @@ static inline nvrtcResult cubind_nvrtc_get_cubin_size_inline(nvrtcProgram prog, 
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, size_t *cubinSizeRet) = (nvrtcResult (*)(nvrtcProgram prog, size_t *cubinSizeRet))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 9);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_cubin_size)(prog, cubinSizeRet);
     cubind_status = cubind_fn(prog, cubinSizeRet);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -414,7 +414,7 @@ static inline nvrtcResult cubind_nvrtc_get_cubin_inline(nvrtcProgram prog, char 
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, char *cubin) = (nvrtcResult (*)(nvrtcProgram prog, char *cubin))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 10);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_cubin)(prog, cubin);
     cubind_status = cubind_fn(prog, cubin);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -427,7 +427,7 @@ static inline nvrtcResult cubind_nvrtc_get_ltoir_size_inline(nvrtcProgram prog, 
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, size_t *LTOIRSizeRet) = (nvrtcResult (*)(nvrtcProgram prog, size_t *LTOIRSizeRet))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 11);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_ltoir_size)(prog, LTOIRSizeRet);
     cubind_status = cubind_fn(prog, LTOIRSizeRet);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -440,7 +440,7 @@ static inline nvrtcResult cubind_nvrtc_get_ltoir_inline(nvrtcProgram prog, char 
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, char *LTOIR) = (nvrtcResult (*)(nvrtcProgram prog, char *LTOIR))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 12);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_ltoir)(prog, LTOIR);
     cubind_status = cubind_fn(prog, LTOIR);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -453,7 +453,7 @@ static inline nvrtcResult cubind_nvrtc_get_opti_xir_size_inline(nvrtcProgram pro
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, size_t *optixirSizeRet) = (nvrtcResult (*)(nvrtcProgram prog, size_t *optixirSizeRet))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 13);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_opti_xir_size)(prog, optixirSizeRet);
     cubind_status = cubind_fn(prog, optixirSizeRet);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -466,7 +466,7 @@ static inline nvrtcResult cubind_nvrtc_get_opti_xir_inline(nvrtcProgram prog, ch
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, char *optixir) = (nvrtcResult (*)(nvrtcProgram prog, char *optixir))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 14);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_opti_xir)(prog, optixir);
     cubind_status = cubind_fn(prog, optixir);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -479,7 +479,7 @@ static inline nvrtcResult cubind_nvrtc_get_program_log_size_inline(nvrtcProgram 
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, size_t *logSizeRet) = (nvrtcResult (*)(nvrtcProgram prog, size_t *logSizeRet))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 15);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_program_log_size)(prog, logSizeRet);
     cubind_status = cubind_fn(prog, logSizeRet);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -492,7 +492,7 @@ static inline nvrtcResult cubind_nvrtc_get_program_log_inline(nvrtcProgram prog,
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, char *log) = (nvrtcResult (*)(nvrtcProgram prog, char *log))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 16);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_program_log)(prog, log);
     cubind_status = cubind_fn(prog, log);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -505,7 +505,7 @@ static inline nvrtcResult cubind_nvrtc_add_name_expression_inline(nvrtcProgram p
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, const char *const name_expression) = (nvrtcResult (*)(nvrtcProgram prog, const char *const name_expression))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 17);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_add_name_expression)(prog, name_expression);
     cubind_status = cubind_fn(prog, name_expression);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -518,7 +518,7 @@ static inline nvrtcResult cubind_nvrtc_get_lowered_name_inline(nvrtcProgram prog
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name) = (nvrtcResult (*)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 18);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_lowered_name)(prog, name_expression, lowered_name);
     cubind_status = cubind_fn(prog, name_expression, lowered_name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -531,7 +531,7 @@ static inline nvrtcResult cubind_nvrtc_get_pch_heap_size_inline(size_t *ret)
 {
     nvrtcResult (*cubind_fn)(size_t *ret) = (nvrtcResult (*)(size_t *ret))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 19);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_pch_heap_size)(ret);
     cubind_status = cubind_fn(ret);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -544,7 +544,7 @@ static inline nvrtcResult cubind_nvrtc_set_pch_heap_size_inline(size_t size)
 {
     nvrtcResult (*cubind_fn)(size_t size) = (nvrtcResult (*)(size_t size))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 20);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_set_pch_heap_size)(size);
     cubind_status = cubind_fn(size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -557,7 +557,7 @@ static inline nvrtcResult cubind_nvrtc_get_pch_create_status_inline(nvrtcProgram
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog) = (nvrtcResult (*)(nvrtcProgram prog))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 21);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_pch_create_status)(prog);
     cubind_status = cubind_fn(prog);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -570,7 +570,7 @@ static inline nvrtcResult cubind_nvrtc_get_pch_heap_size_required_inline(nvrtcPr
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, size_t *size) = (nvrtcResult (*)(nvrtcProgram prog, size_t *size))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 22);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_get_pch_heap_size_required)(prog, size);
     cubind_status = cubind_fn(prog, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))
@@ -583,7 +583,7 @@ static inline nvrtcResult cubind_nvrtc_set_flow_callback_inline(nvrtcProgram pro
 {
     nvrtcResult (*cubind_fn)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload) = (nvrtcResult (*)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload))CUBIND_SLOT_LOAD(cubind_nvrtc_slots_005d5f08eb26, 23);
     nvrtcResult cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_nvrtc_set_flow_callback)(prog, callback, payload);
     cubind_status = cubind_fn(prog, callback, payload);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != NVRTC_SUCCESS))

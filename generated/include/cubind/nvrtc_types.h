@@ -13,9 +13,9 @@
 #pragma GCC system_header
 #endif
 
-#include <stddef.h>
+#include <stdlib.h>
 
-#include "cubind/cuda_types.h"
+#include "cubind/platform.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
 #include <nvrtc.h>

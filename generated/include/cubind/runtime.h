@@ -3485,7 +3485,7 @@ static inline cudaError_t cubind_runtime_device_reset_inline(void)
 {
     cudaError_t (*cubind_fn)(void) = (cudaError_t (*)(void))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 0);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_reset)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3498,7 +3498,7 @@ static inline cudaError_t cubind_runtime_device_synchronize_inline(void)
 {
     cudaError_t (*cubind_fn)(void) = (cudaError_t (*)(void))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 1);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_synchronize)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3511,7 +3511,7 @@ static inline cudaError_t cubind_runtime_device_set_limit_inline(enum cudaLimit 
 {
     cudaError_t (*cubind_fn)(enum cudaLimit limit, size_t value) = (cudaError_t (*)(enum cudaLimit limit, size_t value))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 2);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_set_limit)(limit, value);
     cubind_status = cubind_fn(limit, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3524,7 +3524,7 @@ static inline cudaError_t cubind_runtime_device_get_limit_inline(size_t *pValue,
 {
     cudaError_t (*cubind_fn)(size_t *pValue, enum cudaLimit limit) = (cudaError_t (*)(size_t *pValue, enum cudaLimit limit))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 3);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_limit)(pValue, limit);
     cubind_status = cubind_fn(pValue, limit);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3537,7 +3537,7 @@ static inline cudaError_t cubind_runtime_device_get_texture1_d_linear_max_width_
 {
     cudaError_t (*cubind_fn)(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device) = (cudaError_t (*)(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 4);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_texture1_d_linear_max_width)(maxWidthInElements, fmtDesc, device);
     cubind_status = cubind_fn(maxWidthInElements, fmtDesc, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3550,7 +3550,7 @@ static inline cudaError_t cubind_runtime_device_get_cache_config_inline(enum cud
 {
     cudaError_t (*cubind_fn)(enum cudaFuncCache *pCacheConfig) = (cudaError_t (*)(enum cudaFuncCache *pCacheConfig))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 5);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_cache_config)(pCacheConfig);
     cubind_status = cubind_fn(pCacheConfig);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3563,7 +3563,7 @@ static inline cudaError_t cubind_runtime_device_get_stream_priority_range_inline
 {
     cudaError_t (*cubind_fn)(int *leastPriority, int *greatestPriority) = (cudaError_t (*)(int *leastPriority, int *greatestPriority))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 6);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_stream_priority_range)(leastPriority, greatestPriority);
     cubind_status = cubind_fn(leastPriority, greatestPriority);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3576,7 +3576,7 @@ static inline cudaError_t cubind_runtime_device_set_cache_config_inline(enum cud
 {
     cudaError_t (*cubind_fn)(enum cudaFuncCache cacheConfig) = (cudaError_t (*)(enum cudaFuncCache cacheConfig))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 7);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_set_cache_config)(cacheConfig);
     cubind_status = cubind_fn(cacheConfig);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3589,7 +3589,7 @@ static inline cudaError_t cubind_runtime_device_get_by_pci_bus_id_inline(int *de
 {
     cudaError_t (*cubind_fn)(int *device, const char *pciBusId) = (cudaError_t (*)(int *device, const char *pciBusId))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 8);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_by_pci_bus_id)(device, pciBusId);
     cubind_status = cubind_fn(device, pciBusId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3602,7 +3602,7 @@ static inline cudaError_t cubind_runtime_device_get_pci_bus_id_inline(char *pciB
 {
     cudaError_t (*cubind_fn)(char *pciBusId, int len, int device) = (cudaError_t (*)(char *pciBusId, int len, int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 9);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_pci_bus_id)(pciBusId, len, device);
     cubind_status = cubind_fn(pciBusId, len, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3615,7 +3615,7 @@ static inline cudaError_t cubind_runtime_ipc_get_event_handle_inline(cudaIpcEven
 {
     cudaError_t (*cubind_fn)(cudaIpcEventHandle_t *handle, cudaEvent_t event) = (cudaError_t (*)(cudaIpcEventHandle_t *handle, cudaEvent_t event))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 10);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_ipc_get_event_handle)(handle, event);
     cubind_status = cubind_fn(handle, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3628,7 +3628,7 @@ static inline cudaError_t cubind_runtime_ipc_open_event_handle_inline(cudaEvent_
 {
     cudaError_t (*cubind_fn)(cudaEvent_t *event, cudaIpcEventHandle_t handle) = (cudaError_t (*)(cudaEvent_t *event, cudaIpcEventHandle_t handle))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 11);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_ipc_open_event_handle)(event, handle);
     cubind_status = cubind_fn(event, handle);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3641,7 +3641,7 @@ static inline cudaError_t cubind_runtime_ipc_get_mem_handle_inline(cudaIpcMemHan
 {
     cudaError_t (*cubind_fn)(cudaIpcMemHandle_t *handle, void *devPtr) = (cudaError_t (*)(cudaIpcMemHandle_t *handle, void *devPtr))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 12);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_ipc_get_mem_handle)(handle, devPtr);
     cubind_status = cubind_fn(handle, devPtr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3654,7 +3654,7 @@ static inline cudaError_t cubind_runtime_ipc_open_mem_handle_inline(void **devPt
 {
     cudaError_t (*cubind_fn)(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags) = (cudaError_t (*)(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 13);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_ipc_open_mem_handle)(devPtr, handle, flags);
     cubind_status = cubind_fn(devPtr, handle, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3667,7 +3667,7 @@ static inline cudaError_t cubind_runtime_ipc_close_mem_handle_inline(void *devPt
 {
     cudaError_t (*cubind_fn)(void *devPtr) = (cudaError_t (*)(void *devPtr))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 14);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_ipc_close_mem_handle)(devPtr);
     cubind_status = cubind_fn(devPtr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3680,7 +3680,7 @@ static inline cudaError_t cubind_runtime_device_flush_gpu_direct_rdma_writes_inl
 {
     cudaError_t (*cubind_fn)(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope) = (cudaError_t (*)(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 15);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_flush_gpu_direct_rdma_writes)(target, scope);
     cubind_status = cubind_fn(target, scope);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3693,7 +3693,7 @@ static inline cudaError_t cubind_runtime_device_register_async_notification_inli
 {
     cudaError_t (*cubind_fn)(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback) = (cudaError_t (*)(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 16);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_register_async_notification)(device, callbackFunc, userData, callback);
     cubind_status = cubind_fn(device, callbackFunc, userData, callback);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3706,7 +3706,7 @@ static inline cudaError_t cubind_runtime_device_unregister_async_notification_in
 {
     cudaError_t (*cubind_fn)(int device, cudaAsyncCallbackHandle_t callback) = (cudaError_t (*)(int device, cudaAsyncCallbackHandle_t callback))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 17);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_unregister_async_notification)(device, callback);
     cubind_status = cubind_fn(device, callback);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3720,7 +3720,7 @@ static inline cudaError_t cubind_runtime_device_get_shared_mem_config_inline(enu
 {
     cudaError_t (*cubind_fn)(enum cudaSharedMemConfig *pConfig) = (cudaError_t (*)(enum cudaSharedMemConfig *pConfig))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 18);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_shared_mem_config)(pConfig);
     cubind_status = cubind_fn(pConfig);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3736,7 +3736,7 @@ static inline cudaError_t cubind_runtime_device_set_shared_mem_config_inline(enu
 {
     cudaError_t (*cubind_fn)(enum cudaSharedMemConfig config) = (cudaError_t (*)(enum cudaSharedMemConfig config))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 19);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_set_shared_mem_config)(config);
     cubind_status = cubind_fn(config);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3751,7 +3751,7 @@ static inline cudaError_t cubind_runtime_get_last_error_inline(void)
 {
     cudaError_t (*cubind_fn)(void) = (cudaError_t (*)(void))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 20);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_last_error)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3764,7 +3764,7 @@ static inline cudaError_t cubind_runtime_peek_at_last_error_inline(void)
 {
     cudaError_t (*cubind_fn)(void) = (cudaError_t (*)(void))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 21);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_peek_at_last_error)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3776,7 +3776,7 @@ static inline cudaError_t cubind_runtime_peek_at_last_error_inline(void)
 static inline const char *cubind_runtime_get_error_name_inline(cudaError_t error)
 {
     const char *(*cubind_fn)(cudaError_t error) = (const char *(*)(cudaError_t error))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 22);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_error_name)(error);
     return cubind_fn(error);
 }
@@ -3785,7 +3785,7 @@ static inline const char *cubind_runtime_get_error_name_inline(cudaError_t error
 static inline const char *cubind_runtime_get_error_string_inline(cudaError_t error)
 {
     const char *(*cubind_fn)(cudaError_t error) = (const char *(*)(cudaError_t error))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 23);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_error_string)(error);
     return cubind_fn(error);
 }
@@ -3795,7 +3795,7 @@ static inline cudaError_t cubind_runtime_get_device_count_inline(int *count)
 {
     cudaError_t (*cubind_fn)(int *count) = (cudaError_t (*)(int *count))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 24);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_device_count)(count);
     cubind_status = cubind_fn(count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3808,7 +3808,7 @@ static inline cudaError_t cubind_runtime_get_device_properties_inline(struct cud
 {
     cudaError_t (*cubind_fn)(struct cudaDeviceProp *prop, int device) = (cudaError_t (*)(struct cudaDeviceProp *prop, int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 25);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_device_properties)(prop, device);
     cubind_status = cubind_fn(prop, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3821,7 +3821,7 @@ static inline cudaError_t cubind_runtime_device_get_attribute_inline(int *value,
 {
     cudaError_t (*cubind_fn)(int *value, enum cudaDeviceAttr attr, int device) = (cudaError_t (*)(int *value, enum cudaDeviceAttr attr, int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 26);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_attribute)(value, attr, device);
     cubind_status = cubind_fn(value, attr, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3834,7 +3834,7 @@ static inline cudaError_t cubind_runtime_device_get_host_atomic_capabilities_inl
 {
     cudaError_t (*cubind_fn)(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device) = (cudaError_t (*)(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 27);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_host_atomic_capabilities)(capabilities, operations, count, device);
     cubind_status = cubind_fn(capabilities, operations, count, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3847,7 +3847,7 @@ static inline cudaError_t cubind_runtime_device_get_default_mem_pool_inline(cuda
 {
     cudaError_t (*cubind_fn)(cudaMemPool_t *memPool, int device) = (cudaError_t (*)(cudaMemPool_t *memPool, int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 28);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_default_mem_pool)(memPool, device);
     cubind_status = cubind_fn(memPool, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3860,7 +3860,7 @@ static inline cudaError_t cubind_runtime_device_set_mem_pool_inline(int device, 
 {
     cudaError_t (*cubind_fn)(int device, cudaMemPool_t memPool) = (cudaError_t (*)(int device, cudaMemPool_t memPool))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 29);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_set_mem_pool)(device, memPool);
     cubind_status = cubind_fn(device, memPool);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3873,7 +3873,7 @@ static inline cudaError_t cubind_runtime_device_get_mem_pool_inline(cudaMemPool_
 {
     cudaError_t (*cubind_fn)(cudaMemPool_t *memPool, int device) = (cudaError_t (*)(cudaMemPool_t *memPool, int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 30);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_mem_pool)(memPool, device);
     cubind_status = cubind_fn(memPool, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3886,7 +3886,7 @@ static inline cudaError_t cubind_runtime_device_get_nv_sci_sync_attributes_inlin
 {
     cudaError_t (*cubind_fn)(void *nvSciSyncAttrList, int device, int flags) = (cudaError_t (*)(void *nvSciSyncAttrList, int device, int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 31);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_nv_sci_sync_attributes)(nvSciSyncAttrList, device, flags);
     cubind_status = cubind_fn(nvSciSyncAttrList, device, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3899,7 +3899,7 @@ static inline cudaError_t cubind_runtime_device_get_p2p_attribute_inline(int *va
 {
     cudaError_t (*cubind_fn)(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) = (cudaError_t (*)(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 32);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_p2p_attribute)(value, attr, srcDevice, dstDevice);
     cubind_status = cubind_fn(value, attr, srcDevice, dstDevice);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3912,7 +3912,7 @@ static inline cudaError_t cubind_runtime_device_get_p2p_atomic_capabilities_inli
 {
     cudaError_t (*cubind_fn)(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice) = (cudaError_t (*)(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 33);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_p2p_atomic_capabilities)(capabilities, operations, count, srcDevice, dstDevice);
     cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3925,7 +3925,7 @@ static inline cudaError_t cubind_runtime_choose_device_inline(int *device, const
 {
     cudaError_t (*cubind_fn)(int *device, const struct cudaDeviceProp *prop) = (cudaError_t (*)(int *device, const struct cudaDeviceProp *prop))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 34);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_choose_device)(device, prop);
     cubind_status = cubind_fn(device, prop);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3938,7 +3938,7 @@ static inline cudaError_t cubind_runtime_init_device_inline(int device, unsigned
 {
     cudaError_t (*cubind_fn)(int device, unsigned int deviceFlags, unsigned int flags) = (cudaError_t (*)(int device, unsigned int deviceFlags, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 35);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_init_device)(device, deviceFlags, flags);
     cubind_status = cubind_fn(device, deviceFlags, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3951,7 +3951,7 @@ static inline cudaError_t cubind_runtime_set_device_inline(int device)
 {
     cudaError_t (*cubind_fn)(int device) = (cudaError_t (*)(int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 36);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_set_device)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3964,7 +3964,7 @@ static inline cudaError_t cubind_runtime_get_device_inline(int *device)
 {
     cudaError_t (*cubind_fn)(int *device) = (cudaError_t (*)(int *device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 37);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_device)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3977,7 +3977,7 @@ static inline cudaError_t cubind_runtime_set_valid_devices_inline(int *device_ar
 {
     cudaError_t (*cubind_fn)(int *device_arr, int len) = (cudaError_t (*)(int *device_arr, int len))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 38);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_set_valid_devices)(device_arr, len);
     cubind_status = cubind_fn(device_arr, len);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -3990,7 +3990,7 @@ static inline cudaError_t cubind_runtime_set_device_flags_inline(unsigned int fl
 {
     cudaError_t (*cubind_fn)(unsigned int flags) = (cudaError_t (*)(unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 39);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_set_device_flags)(flags);
     cubind_status = cubind_fn(flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4003,7 +4003,7 @@ static inline cudaError_t cubind_runtime_get_device_flags_inline(unsigned int *f
 {
     cudaError_t (*cubind_fn)(unsigned int *flags) = (cudaError_t (*)(unsigned int *flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 40);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_device_flags)(flags);
     cubind_status = cubind_fn(flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4016,7 +4016,7 @@ static inline cudaError_t cubind_runtime_stream_create_inline(cudaStream_t *pStr
 {
     cudaError_t (*cubind_fn)(cudaStream_t *pStream) = (cudaError_t (*)(cudaStream_t *pStream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 41);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_create)(pStream);
     cubind_status = cubind_fn(pStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4029,7 +4029,7 @@ static inline cudaError_t cubind_runtime_stream_create_with_flags_inline(cudaStr
 {
     cudaError_t (*cubind_fn)(cudaStream_t *pStream, unsigned int flags) = (cudaError_t (*)(cudaStream_t *pStream, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 42);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_create_with_flags)(pStream, flags);
     cubind_status = cubind_fn(pStream, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4042,7 +4042,7 @@ static inline cudaError_t cubind_runtime_stream_create_with_priority_inline(cuda
 {
     cudaError_t (*cubind_fn)(cudaStream_t *pStream, unsigned int flags, int priority) = (cudaError_t (*)(cudaStream_t *pStream, unsigned int flags, int priority))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 43);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_create_with_priority)(pStream, flags, priority);
     cubind_status = cubind_fn(pStream, flags, priority);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4055,7 +4055,7 @@ static inline cudaError_t cubind_runtime_stream_get_priority_inline(cudaStream_t
 {
     cudaError_t (*cubind_fn)(cudaStream_t hStream, int *priority) = (cudaError_t (*)(cudaStream_t hStream, int *priority))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 44);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_get_priority)(hStream, priority);
     cubind_status = cubind_fn(hStream, priority);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4068,7 +4068,7 @@ static inline cudaError_t cubind_runtime_stream_get_flags_inline(cudaStream_t hS
 {
     cudaError_t (*cubind_fn)(cudaStream_t hStream, unsigned int *flags) = (cudaError_t (*)(cudaStream_t hStream, unsigned int *flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 45);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_get_flags)(hStream, flags);
     cubind_status = cubind_fn(hStream, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4081,7 +4081,7 @@ static inline cudaError_t cubind_runtime_stream_get_id_inline(cudaStream_t hStre
 {
     cudaError_t (*cubind_fn)(cudaStream_t hStream, unsigned long long *streamId) = (cudaError_t (*)(cudaStream_t hStream, unsigned long long *streamId))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 46);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_get_id)(hStream, streamId);
     cubind_status = cubind_fn(hStream, streamId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4094,7 +4094,7 @@ static inline cudaError_t cubind_runtime_stream_get_device_inline(cudaStream_t h
 {
     cudaError_t (*cubind_fn)(cudaStream_t hStream, int *device) = (cudaError_t (*)(cudaStream_t hStream, int *device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 47);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_get_device)(hStream, device);
     cubind_status = cubind_fn(hStream, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4107,7 +4107,7 @@ static inline cudaError_t cubind_runtime_ctx_reset_persisting_l2cache_inline(voi
 {
     cudaError_t (*cubind_fn)(void) = (cudaError_t (*)(void))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 48);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_ctx_reset_persisting_l2cache)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4120,7 +4120,7 @@ static inline cudaError_t cubind_runtime_stream_copy_attributes_inline(cudaStrea
 {
     cudaError_t (*cubind_fn)(cudaStream_t dst, cudaStream_t src) = (cudaError_t (*)(cudaStream_t dst, cudaStream_t src))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 49);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_copy_attributes)(dst, src);
     cubind_status = cubind_fn(dst, src);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4133,7 +4133,7 @@ static inline cudaError_t cubind_runtime_stream_get_attribute_inline(cudaStream_
 {
     cudaError_t (*cubind_fn)(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out) = (cudaError_t (*)(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 50);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_get_attribute)(hStream, attr, value_out);
     cubind_status = cubind_fn(hStream, attr, value_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4146,7 +4146,7 @@ static inline cudaError_t cubind_runtime_stream_set_attribute_inline(cudaStream_
 {
     cudaError_t (*cubind_fn)(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value) = (cudaError_t (*)(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 51);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_set_attribute)(hStream, attr, value);
     cubind_status = cubind_fn(hStream, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4159,7 +4159,7 @@ static inline cudaError_t cubind_runtime_stream_destroy_inline(cudaStream_t stre
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream) = (cudaError_t (*)(cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 52);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_destroy)(stream);
     cubind_status = cubind_fn(stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4172,7 +4172,7 @@ static inline cudaError_t cubind_runtime_stream_wait_event_inline(cudaStream_t s
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream, cudaEvent_t event, unsigned int flags) = (cudaError_t (*)(cudaStream_t stream, cudaEvent_t event, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 53);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_wait_event)(stream, event, flags);
     cubind_status = cubind_fn(stream, event, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4185,7 +4185,7 @@ static inline cudaError_t cubind_runtime_stream_add_callback_inline(cudaStream_t
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags) = (cudaError_t (*)(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 54);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_add_callback)(stream, callback, userData, flags);
     cubind_status = cubind_fn(stream, callback, userData, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4198,7 +4198,7 @@ static inline cudaError_t cubind_runtime_stream_synchronize_inline(cudaStream_t 
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream) = (cudaError_t (*)(cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 55);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_synchronize)(stream);
     cubind_status = cubind_fn(stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4211,7 +4211,7 @@ static inline cudaError_t cubind_runtime_stream_query_inline(cudaStream_t stream
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream) = (cudaError_t (*)(cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 56);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_query)(stream);
     cubind_status = cubind_fn(stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4224,7 +4224,7 @@ static inline cudaError_t cubind_runtime_stream_attach_mem_async_inline(cudaStre
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags) = (cudaError_t (*)(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 57);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_attach_mem_async)(stream, devPtr, length, flags);
     cubind_status = cubind_fn(stream, devPtr, length, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4237,7 +4237,7 @@ static inline cudaError_t cubind_runtime_stream_begin_capture_inline(cudaStream_
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream, enum cudaStreamCaptureMode mode) = (cudaError_t (*)(cudaStream_t stream, enum cudaStreamCaptureMode mode))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 58);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_begin_capture)(stream, mode);
     cubind_status = cubind_fn(stream, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4250,7 +4250,7 @@ static inline cudaError_t cubind_runtime_stream_begin_capture_to_graph_inline(cu
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode) = (cudaError_t (*)(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 59);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_begin_capture_to_graph)(stream, graph, dependencies, dependencyData, numDependencies, mode);
     cubind_status = cubind_fn(stream, graph, dependencies, dependencyData, numDependencies, mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4263,7 +4263,7 @@ static inline cudaError_t cubind_runtime_thread_exchange_stream_capture_mode_inl
 {
     cudaError_t (*cubind_fn)(enum cudaStreamCaptureMode *mode) = (cudaError_t (*)(enum cudaStreamCaptureMode *mode))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 60);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_thread_exchange_stream_capture_mode)(mode);
     cubind_status = cubind_fn(mode);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4276,7 +4276,7 @@ static inline cudaError_t cubind_runtime_stream_end_capture_inline(cudaStream_t 
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream, cudaGraph_t *pGraph) = (cudaError_t (*)(cudaStream_t stream, cudaGraph_t *pGraph))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 61);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_end_capture)(stream, pGraph);
     cubind_status = cubind_fn(stream, pGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4289,7 +4289,7 @@ static inline cudaError_t cubind_runtime_stream_is_capturing_inline(cudaStream_t
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus) = (cudaError_t (*)(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 62);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_is_capturing)(stream, pCaptureStatus);
     cubind_status = cubind_fn(stream, pCaptureStatus);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4302,7 +4302,7 @@ static inline cudaError_t cubind_runtime_stream_get_capture_info_inline(cudaStre
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) = (cudaError_t (*)(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 63);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_get_capture_info)(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     cubind_status = cubind_fn(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4315,7 +4315,7 @@ static inline cudaError_t cubind_runtime_stream_update_capture_dependencies_inli
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags) = (cudaError_t (*)(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 64);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_stream_update_capture_dependencies)(stream, dependencies, dependencyData, numDependencies, flags);
     cubind_status = cubind_fn(stream, dependencies, dependencyData, numDependencies, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4328,7 +4328,7 @@ static inline cudaError_t cubind_runtime_event_create_inline(cudaEvent_t *event)
 {
     cudaError_t (*cubind_fn)(cudaEvent_t *event) = (cudaError_t (*)(cudaEvent_t *event))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 65);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_event_create)(event);
     cubind_status = cubind_fn(event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4341,7 +4341,7 @@ static inline cudaError_t cubind_runtime_event_create_with_flags_inline(cudaEven
 {
     cudaError_t (*cubind_fn)(cudaEvent_t *event, unsigned int flags) = (cudaError_t (*)(cudaEvent_t *event, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 66);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_event_create_with_flags)(event, flags);
     cubind_status = cubind_fn(event, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4354,7 +4354,7 @@ static inline cudaError_t cubind_runtime_event_record_inline(cudaEvent_t event, 
 {
     cudaError_t (*cubind_fn)(cudaEvent_t event, cudaStream_t stream) = (cudaError_t (*)(cudaEvent_t event, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 67);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_event_record)(event, stream);
     cubind_status = cubind_fn(event, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4367,7 +4367,7 @@ static inline cudaError_t cubind_runtime_event_record_with_flags_inline(cudaEven
 {
     cudaError_t (*cubind_fn)(cudaEvent_t event, cudaStream_t stream, unsigned int flags) = (cudaError_t (*)(cudaEvent_t event, cudaStream_t stream, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 68);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_event_record_with_flags)(event, stream, flags);
     cubind_status = cubind_fn(event, stream, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4380,7 +4380,7 @@ static inline cudaError_t cubind_runtime_event_query_inline(cudaEvent_t event)
 {
     cudaError_t (*cubind_fn)(cudaEvent_t event) = (cudaError_t (*)(cudaEvent_t event))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 69);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_event_query)(event);
     cubind_status = cubind_fn(event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4393,7 +4393,7 @@ static inline cudaError_t cubind_runtime_event_synchronize_inline(cudaEvent_t ev
 {
     cudaError_t (*cubind_fn)(cudaEvent_t event) = (cudaError_t (*)(cudaEvent_t event))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 70);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_event_synchronize)(event);
     cubind_status = cubind_fn(event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4406,7 +4406,7 @@ static inline cudaError_t cubind_runtime_event_destroy_inline(cudaEvent_t event)
 {
     cudaError_t (*cubind_fn)(cudaEvent_t event) = (cudaError_t (*)(cudaEvent_t event))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 71);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_event_destroy)(event);
     cubind_status = cubind_fn(event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4419,7 +4419,7 @@ static inline cudaError_t cubind_runtime_event_elapsed_time_inline(float *ms, cu
 {
     cudaError_t (*cubind_fn)(float *ms, cudaEvent_t start, cudaEvent_t end) = (cudaError_t (*)(float *ms, cudaEvent_t start, cudaEvent_t end))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 72);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_event_elapsed_time)(ms, start, end);
     cubind_status = cubind_fn(ms, start, end);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4432,7 +4432,7 @@ static inline cudaError_t cubind_runtime_import_external_memory_inline(cudaExter
 {
     cudaError_t (*cubind_fn)(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc) = (cudaError_t (*)(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 73);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_import_external_memory)(extMem_out, memHandleDesc);
     cubind_status = cubind_fn(extMem_out, memHandleDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4445,7 +4445,7 @@ static inline cudaError_t cubind_runtime_external_memory_get_mapped_buffer_inlin
 {
     cudaError_t (*cubind_fn)(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc) = (cudaError_t (*)(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 74);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_external_memory_get_mapped_buffer)(devPtr, extMem, bufferDesc);
     cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4458,7 +4458,7 @@ static inline cudaError_t cubind_runtime_external_memory_get_mapped_mipmapped_ar
 {
     cudaError_t (*cubind_fn)(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc) = (cudaError_t (*)(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 75);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_external_memory_get_mapped_mipmapped_array)(mipmap, extMem, mipmapDesc);
     cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4471,7 +4471,7 @@ static inline cudaError_t cubind_runtime_destroy_external_memory_inline(cudaExte
 {
     cudaError_t (*cubind_fn)(cudaExternalMemory_t extMem) = (cudaError_t (*)(cudaExternalMemory_t extMem))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 76);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_destroy_external_memory)(extMem);
     cubind_status = cubind_fn(extMem);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4484,7 +4484,7 @@ static inline cudaError_t cubind_runtime_import_external_semaphore_inline(cudaEx
 {
     cudaError_t (*cubind_fn)(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc) = (cudaError_t (*)(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 77);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_import_external_semaphore)(extSem_out, semHandleDesc);
     cubind_status = cubind_fn(extSem_out, semHandleDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4497,7 +4497,7 @@ static inline cudaError_t cubind_runtime_signal_external_semaphores_async_inline
 {
     cudaError_t (*cubind_fn)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream) = (cudaError_t (*)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 78);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_signal_external_semaphores_async)(extSemArray, paramsArray, numExtSems, stream);
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4510,7 +4510,7 @@ static inline cudaError_t cubind_runtime_wait_external_semaphores_async_inline(c
 {
     cudaError_t (*cubind_fn)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream) = (cudaError_t (*)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 79);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_wait_external_semaphores_async)(extSemArray, paramsArray, numExtSems, stream);
     cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4523,7 +4523,7 @@ static inline cudaError_t cubind_runtime_destroy_external_semaphore_inline(cudaE
 {
     cudaError_t (*cubind_fn)(cudaExternalSemaphore_t extSem) = (cudaError_t (*)(cudaExternalSemaphore_t extSem))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 80);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_destroy_external_semaphore)(extSem);
     cubind_status = cubind_fn(extSem);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4536,7 +4536,7 @@ static inline cudaError_t cubind_runtime_launch_kernel_inline(const void *func, 
 {
     cudaError_t (*cubind_fn)(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream) = (cudaError_t (*)(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 81);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_launch_kernel)(func, gridDim, blockDim, args, sharedMem, stream);
     cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4549,7 +4549,7 @@ static inline cudaError_t cubind_runtime_launch_kernel_ex_c_inline(const cudaLau
 {
     cudaError_t (*cubind_fn)(const cudaLaunchConfig_t *config, const void *func, void **args) = (cudaError_t (*)(const cudaLaunchConfig_t *config, const void *func, void **args))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 82);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_launch_kernel_ex_c)(config, func, args);
     cubind_status = cubind_fn(config, func, args);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4562,7 +4562,7 @@ static inline cudaError_t cubind_runtime_launch_cooperative_kernel_inline(const 
 {
     cudaError_t (*cubind_fn)(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream) = (cudaError_t (*)(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 83);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_launch_cooperative_kernel)(func, gridDim, blockDim, args, sharedMem, stream);
     cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4575,7 +4575,7 @@ static inline cudaError_t cubind_runtime_func_set_cache_config_inline(const void
 {
     cudaError_t (*cubind_fn)(const void *func, enum cudaFuncCache cacheConfig) = (cudaError_t (*)(const void *func, enum cudaFuncCache cacheConfig))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 84);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_func_set_cache_config)(func, cacheConfig);
     cubind_status = cubind_fn(func, cacheConfig);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4588,7 +4588,7 @@ static inline cudaError_t cubind_runtime_func_get_attributes_inline(struct cudaF
 {
     cudaError_t (*cubind_fn)(struct cudaFuncAttributes *attr, const void *func) = (cudaError_t (*)(struct cudaFuncAttributes *attr, const void *func))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 85);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_func_get_attributes)(attr, func);
     cubind_status = cubind_fn(attr, func);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4601,7 +4601,7 @@ static inline cudaError_t cubind_runtime_func_set_attribute_inline(const void *f
 {
     cudaError_t (*cubind_fn)(const void *func, enum cudaFuncAttribute attr, int value) = (cudaError_t (*)(const void *func, enum cudaFuncAttribute attr, int value))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 86);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_func_set_attribute)(func, attr, value);
     cubind_status = cubind_fn(func, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4614,7 +4614,7 @@ static inline cudaError_t cubind_runtime_func_get_name_inline(const char **name,
 {
     cudaError_t (*cubind_fn)(const char **name, const void *func) = (cudaError_t (*)(const char **name, const void *func))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 87);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_func_get_name)(name, func);
     cubind_status = cubind_fn(name, func);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4627,7 +4627,7 @@ static inline cudaError_t cubind_runtime_func_get_param_info_inline(const void *
 {
     cudaError_t (*cubind_fn)(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize) = (cudaError_t (*)(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 88);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_func_get_param_info)(func, paramIndex, paramOffset, paramSize);
     cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4640,7 +4640,7 @@ static inline cudaError_t cubind_runtime_launch_host_func_inline(cudaStream_t st
 {
     cudaError_t (*cubind_fn)(cudaStream_t stream, cudaHostFn_t fn, void *userData) = (cudaError_t (*)(cudaStream_t stream, cudaHostFn_t fn, void *userData))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 89);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_launch_host_func)(stream, fn, userData);
     cubind_status = cubind_fn(stream, fn, userData);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4654,7 +4654,7 @@ static inline cudaError_t cubind_runtime_func_set_shared_mem_config_inline(const
 {
     cudaError_t (*cubind_fn)(const void *func, enum cudaSharedMemConfig config) = (cudaError_t (*)(const void *func, enum cudaSharedMemConfig config))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 90);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_func_set_shared_mem_config)(func, config);
     cubind_status = cubind_fn(func, config);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4669,7 +4669,7 @@ static inline cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multipr
 {
     cudaError_t (*cubind_fn)(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize) = (cudaError_t (*)(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 91);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_occupancy_max_active_blocks_per_multiprocessor)(numBlocks, func, blockSize, dynamicSMemSize);
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4682,7 +4682,7 @@ static inline cudaError_t cubind_runtime_occupancy_available_dynamic_s_mem_per_b
 {
     cudaError_t (*cubind_fn)(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize) = (cudaError_t (*)(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 92);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_occupancy_available_dynamic_s_mem_per_block)(dynamicSmemSize, func, numBlocks, blockSize);
     cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4695,7 +4695,7 @@ static inline cudaError_t cubind_runtime_occupancy_max_active_blocks_per_multipr
 {
     cudaError_t (*cubind_fn)(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags) = (cudaError_t (*)(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 93);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags)(numBlocks, func, blockSize, dynamicSMemSize, flags);
     cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4708,7 +4708,7 @@ static inline cudaError_t cubind_runtime_occupancy_max_potential_cluster_size_in
 {
     cudaError_t (*cubind_fn)(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig) = (cudaError_t (*)(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 94);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_occupancy_max_potential_cluster_size)(clusterSize, func, launchConfig);
     cubind_status = cubind_fn(clusterSize, func, launchConfig);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4721,7 +4721,7 @@ static inline cudaError_t cubind_runtime_occupancy_max_active_clusters_inline(in
 {
     cudaError_t (*cubind_fn)(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig) = (cudaError_t (*)(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 95);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_occupancy_max_active_clusters)(numClusters, func, launchConfig);
     cubind_status = cubind_fn(numClusters, func, launchConfig);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4734,7 +4734,7 @@ static inline cudaError_t cubind_runtime_malloc_managed_inline(void **devPtr, si
 {
     cudaError_t (*cubind_fn)(void **devPtr, size_t size, unsigned int flags) = (cudaError_t (*)(void **devPtr, size_t size, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 96);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_malloc_managed)(devPtr, size, flags);
     cubind_status = cubind_fn(devPtr, size, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4747,7 +4747,7 @@ static inline cudaError_t cubind_runtime_malloc_inline(void **devPtr, size_t siz
 {
     cudaError_t (*cubind_fn)(void **devPtr, size_t size) = (cudaError_t (*)(void **devPtr, size_t size))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 97);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_malloc)(devPtr, size);
     cubind_status = cubind_fn(devPtr, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4760,7 +4760,7 @@ static inline cudaError_t cubind_runtime_malloc_host_inline(void **ptr, size_t s
 {
     cudaError_t (*cubind_fn)(void **ptr, size_t size) = (cudaError_t (*)(void **ptr, size_t size))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 98);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_malloc_host)(ptr, size);
     cubind_status = cubind_fn(ptr, size);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4773,7 +4773,7 @@ static inline cudaError_t cubind_runtime_malloc_pitch_inline(void **devPtr, size
 {
     cudaError_t (*cubind_fn)(void **devPtr, size_t *pitch, size_t width, size_t height) = (cudaError_t (*)(void **devPtr, size_t *pitch, size_t width, size_t height))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 99);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_malloc_pitch)(devPtr, pitch, width, height);
     cubind_status = cubind_fn(devPtr, pitch, width, height);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4786,7 +4786,7 @@ static inline cudaError_t cubind_runtime_malloc_array_inline(cudaArray_t *array,
 {
     cudaError_t (*cubind_fn)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags) = (cudaError_t (*)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 100);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_malloc_array)(array, desc, width, height, flags);
     cubind_status = cubind_fn(array, desc, width, height, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4799,7 +4799,7 @@ static inline cudaError_t cubind_runtime_free_inline(void *devPtr)
 {
     cudaError_t (*cubind_fn)(void *devPtr) = (cudaError_t (*)(void *devPtr))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 101);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_free)(devPtr);
     cubind_status = cubind_fn(devPtr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4812,7 +4812,7 @@ static inline cudaError_t cubind_runtime_free_host_inline(void *ptr)
 {
     cudaError_t (*cubind_fn)(void *ptr) = (cudaError_t (*)(void *ptr))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 102);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_free_host)(ptr);
     cubind_status = cubind_fn(ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4825,7 +4825,7 @@ static inline cudaError_t cubind_runtime_free_array_inline(cudaArray_t array)
 {
     cudaError_t (*cubind_fn)(cudaArray_t array) = (cudaError_t (*)(cudaArray_t array))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 103);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_free_array)(array);
     cubind_status = cubind_fn(array);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4838,7 +4838,7 @@ static inline cudaError_t cubind_runtime_free_mipmapped_array_inline(cudaMipmapp
 {
     cudaError_t (*cubind_fn)(cudaMipmappedArray_t mipmappedArray) = (cudaError_t (*)(cudaMipmappedArray_t mipmappedArray))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 104);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_free_mipmapped_array)(mipmappedArray);
     cubind_status = cubind_fn(mipmappedArray);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4851,7 +4851,7 @@ static inline cudaError_t cubind_runtime_host_alloc_inline(void **pHost, size_t 
 {
     cudaError_t (*cubind_fn)(void **pHost, size_t size, unsigned int flags) = (cudaError_t (*)(void **pHost, size_t size, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 105);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_host_alloc)(pHost, size, flags);
     cubind_status = cubind_fn(pHost, size, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4864,7 +4864,7 @@ static inline cudaError_t cubind_runtime_host_register_inline(void *ptr, size_t 
 {
     cudaError_t (*cubind_fn)(void *ptr, size_t size, unsigned int flags) = (cudaError_t (*)(void *ptr, size_t size, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 106);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_host_register)(ptr, size, flags);
     cubind_status = cubind_fn(ptr, size, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4877,7 +4877,7 @@ static inline cudaError_t cubind_runtime_host_unregister_inline(void *ptr)
 {
     cudaError_t (*cubind_fn)(void *ptr) = (cudaError_t (*)(void *ptr))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 107);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_host_unregister)(ptr);
     cubind_status = cubind_fn(ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4890,7 +4890,7 @@ static inline cudaError_t cubind_runtime_host_get_device_pointer_inline(void **p
 {
     cudaError_t (*cubind_fn)(void **pDevice, void *pHost, unsigned int flags) = (cudaError_t (*)(void **pDevice, void *pHost, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 108);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_host_get_device_pointer)(pDevice, pHost, flags);
     cubind_status = cubind_fn(pDevice, pHost, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4903,7 +4903,7 @@ static inline cudaError_t cubind_runtime_host_get_flags_inline(unsigned int *pFl
 {
     cudaError_t (*cubind_fn)(unsigned int *pFlags, void *pHost) = (cudaError_t (*)(unsigned int *pFlags, void *pHost))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 109);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_host_get_flags)(pFlags, pHost);
     cubind_status = cubind_fn(pFlags, pHost);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4916,7 +4916,7 @@ static inline cudaError_t cubind_runtime_malloc3_d_inline(struct cudaPitchedPtr 
 {
     cudaError_t (*cubind_fn)(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent) = (cudaError_t (*)(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 110);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_malloc3_d)(pitchedDevPtr, extent);
     cubind_status = cubind_fn(pitchedDevPtr, extent);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4929,7 +4929,7 @@ static inline cudaError_t cubind_runtime_malloc3_d_array_inline(cudaArray_t *arr
 {
     cudaError_t (*cubind_fn)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags) = (cudaError_t (*)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 111);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_malloc3_d_array)(array, desc, extent, flags);
     cubind_status = cubind_fn(array, desc, extent, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4942,7 +4942,7 @@ static inline cudaError_t cubind_runtime_malloc_mipmapped_array_inline(cudaMipma
 {
     cudaError_t (*cubind_fn)(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags) = (cudaError_t (*)(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 112);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_malloc_mipmapped_array)(mipmappedArray, desc, extent, numLevels, flags);
     cubind_status = cubind_fn(mipmappedArray, desc, extent, numLevels, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4955,7 +4955,7 @@ static inline cudaError_t cubind_runtime_get_mipmapped_array_level_inline(cudaAr
 {
     cudaError_t (*cubind_fn)(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level) = (cudaError_t (*)(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 113);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_mipmapped_array_level)(levelArray, mipmappedArray, level);
     cubind_status = cubind_fn(levelArray, mipmappedArray, level);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4968,7 +4968,7 @@ static inline cudaError_t cubind_runtime_memcpy3_d_inline(const struct cudaMemcp
 {
     cudaError_t (*cubind_fn)(const struct cudaMemcpy3DParms *p) = (cudaError_t (*)(const struct cudaMemcpy3DParms *p))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 114);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy3_d)(p);
     cubind_status = cubind_fn(p);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4981,7 +4981,7 @@ static inline cudaError_t cubind_runtime_memcpy3_d_peer_inline(const struct cuda
 {
     cudaError_t (*cubind_fn)(const struct cudaMemcpy3DPeerParms *p) = (cudaError_t (*)(const struct cudaMemcpy3DPeerParms *p))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 115);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy3_d_peer)(p);
     cubind_status = cubind_fn(p);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -4994,7 +4994,7 @@ static inline cudaError_t cubind_runtime_memcpy3_d_async_inline(const struct cud
 {
     cudaError_t (*cubind_fn)(const struct cudaMemcpy3DParms *p, cudaStream_t stream) = (cudaError_t (*)(const struct cudaMemcpy3DParms *p, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 116);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy3_d_async)(p, stream);
     cubind_status = cubind_fn(p, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5007,7 +5007,7 @@ static inline cudaError_t cubind_runtime_memcpy3_d_peer_async_inline(const struc
 {
     cudaError_t (*cubind_fn)(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream) = (cudaError_t (*)(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 117);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy3_d_peer_async)(p, stream);
     cubind_status = cubind_fn(p, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5020,7 +5020,7 @@ static inline cudaError_t cubind_runtime_mem_get_info_inline(size_t *free, size_
 {
     cudaError_t (*cubind_fn)(size_t *free, size_t *total) = (cudaError_t (*)(size_t *free, size_t *total))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 118);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_get_info)(free, total);
     cubind_status = cubind_fn(free, total);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5033,7 +5033,7 @@ static inline cudaError_t cubind_runtime_array_get_info_inline(struct cudaChanne
 {
     cudaError_t (*cubind_fn)(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array) = (cudaError_t (*)(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 119);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_array_get_info)(desc, extent, flags, array);
     cubind_status = cubind_fn(desc, extent, flags, array);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5046,7 +5046,7 @@ static inline cudaError_t cubind_runtime_array_get_plane_inline(cudaArray_t *pPl
 {
     cudaError_t (*cubind_fn)(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx) = (cudaError_t (*)(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 120);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_array_get_plane)(pPlaneArray, hArray, planeIdx);
     cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5059,7 +5059,7 @@ static inline cudaError_t cubind_runtime_array_get_memory_requirements_inline(st
 {
     cudaError_t (*cubind_fn)(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device) = (cudaError_t (*)(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 121);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_array_get_memory_requirements)(memoryRequirements, array, device);
     cubind_status = cubind_fn(memoryRequirements, array, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5072,7 +5072,7 @@ static inline cudaError_t cubind_runtime_mipmapped_array_get_memory_requirements
 {
     cudaError_t (*cubind_fn)(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device) = (cudaError_t (*)(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 122);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mipmapped_array_get_memory_requirements)(memoryRequirements, mipmap, device);
     cubind_status = cubind_fn(memoryRequirements, mipmap, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5085,7 +5085,7 @@ static inline cudaError_t cubind_runtime_array_get_sparse_properties_inline(stru
 {
     cudaError_t (*cubind_fn)(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array) = (cudaError_t (*)(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 123);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_array_get_sparse_properties)(sparseProperties, array);
     cubind_status = cubind_fn(sparseProperties, array);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5098,7 +5098,7 @@ static inline cudaError_t cubind_runtime_mipmapped_array_get_sparse_properties_i
 {
     cudaError_t (*cubind_fn)(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap) = (cudaError_t (*)(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 124);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mipmapped_array_get_sparse_properties)(sparseProperties, mipmap);
     cubind_status = cubind_fn(sparseProperties, mipmap);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5111,7 +5111,7 @@ static inline cudaError_t cubind_runtime_memcpy_inline(void *dst, const void *sr
 {
     cudaError_t (*cubind_fn)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) = (cudaError_t (*)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 125);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy)(dst, src, count, kind);
     cubind_status = cubind_fn(dst, src, count, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5124,7 +5124,7 @@ static inline cudaError_t cubind_runtime_memcpy_peer_inline(void *dst, int dstDe
 {
     cudaError_t (*cubind_fn)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) = (cudaError_t (*)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 126);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_peer)(dst, dstDevice, src, srcDevice, count);
     cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5137,7 +5137,7 @@ static inline cudaError_t cubind_runtime_memcpy2_d_inline(void *dst, size_t dpit
 {
     cudaError_t (*cubind_fn)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) = (cudaError_t (*)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 127);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy2_d)(dst, dpitch, src, spitch, width, height, kind);
     cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5150,7 +5150,7 @@ static inline cudaError_t cubind_runtime_memcpy2_d_to_array_inline(cudaArray_t d
 {
     cudaError_t (*cubind_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 128);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy2_d_to_array)(dst, wOffset, hOffset, src, spitch, width, height, kind);
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5163,7 +5163,7 @@ static inline cudaError_t cubind_runtime_memcpy2_d_from_array_inline(void *dst, 
 {
     cudaError_t (*cubind_fn)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind) = (cudaError_t (*)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 129);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy2_d_from_array)(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5176,7 +5176,7 @@ static inline cudaError_t cubind_runtime_memcpy2_d_array_to_array_inline(cudaArr
 {
     cudaError_t (*cubind_fn)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 130);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy2_d_array_to_array)(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5189,7 +5189,7 @@ static inline cudaError_t cubind_runtime_memcpy_to_symbol_inline(const void *sym
 {
     cudaError_t (*cubind_fn)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind) = (cudaError_t (*)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 131);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_to_symbol)(symbol, src, count, offset, kind);
     cubind_status = cubind_fn(symbol, src, count, offset, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5202,7 +5202,7 @@ static inline cudaError_t cubind_runtime_memcpy_from_symbol_inline(void *dst, co
 {
     cudaError_t (*cubind_fn)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) = (cudaError_t (*)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 132);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_from_symbol)(dst, symbol, count, offset, kind);
     cubind_status = cubind_fn(dst, symbol, count, offset, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5215,7 +5215,7 @@ static inline cudaError_t cubind_runtime_memcpy_async_inline(void *dst, const vo
 {
     cudaError_t (*cubind_fn)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) = (cudaError_t (*)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 133);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_async)(dst, src, count, kind, stream);
     cubind_status = cubind_fn(dst, src, count, kind, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5228,7 +5228,7 @@ static inline cudaError_t cubind_runtime_memcpy_peer_async_inline(void *dst, int
 {
     cudaError_t (*cubind_fn)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream) = (cudaError_t (*)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 134);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_peer_async)(dst, dstDevice, src, srcDevice, count, stream);
     cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5241,7 +5241,7 @@ static inline cudaError_t cubind_runtime_memcpy_batch_async_inline(void *const *
 {
     cudaError_t (*cubind_fn)(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream) = (cudaError_t (*)(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 135);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_batch_async)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
     cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5254,7 +5254,7 @@ static inline cudaError_t cubind_runtime_memcpy3_d_batch_async_inline(size_t num
 {
     cudaError_t (*cubind_fn)(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream) = (cudaError_t (*)(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 136);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy3_d_batch_async)(numOps, opList, flags, stream);
     cubind_status = cubind_fn(numOps, opList, flags, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5267,7 +5267,7 @@ static inline cudaError_t cubind_runtime_memcpy2_d_async_inline(void *dst, size_
 {
     cudaError_t (*cubind_fn)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) = (cudaError_t (*)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 137);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy2_d_async)(dst, dpitch, src, spitch, width, height, kind, stream);
     cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5280,7 +5280,7 @@ static inline cudaError_t cubind_runtime_memcpy2_d_to_array_async_inline(cudaArr
 {
     cudaError_t (*cubind_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) = (cudaError_t (*)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 138);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy2_d_to_array_async)(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5293,7 +5293,7 @@ static inline cudaError_t cubind_runtime_memcpy2_d_from_array_async_inline(void 
 {
     cudaError_t (*cubind_fn)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) = (cudaError_t (*)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 139);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy2_d_from_array_async)(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5306,7 +5306,7 @@ static inline cudaError_t cubind_runtime_memcpy_to_symbol_async_inline(const voi
 {
     cudaError_t (*cubind_fn)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) = (cudaError_t (*)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 140);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_to_symbol_async)(symbol, src, count, offset, kind, stream);
     cubind_status = cubind_fn(symbol, src, count, offset, kind, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5319,7 +5319,7 @@ static inline cudaError_t cubind_runtime_memcpy_from_symbol_async_inline(void *d
 {
     cudaError_t (*cubind_fn)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) = (cudaError_t (*)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 141);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_from_symbol_async)(dst, symbol, count, offset, kind, stream);
     cubind_status = cubind_fn(dst, symbol, count, offset, kind, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5332,7 +5332,7 @@ static inline cudaError_t cubind_runtime_memset_inline(void *devPtr, int value, 
 {
     cudaError_t (*cubind_fn)(void *devPtr, int value, size_t count) = (cudaError_t (*)(void *devPtr, int value, size_t count))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 142);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memset)(devPtr, value, count);
     cubind_status = cubind_fn(devPtr, value, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5345,7 +5345,7 @@ static inline cudaError_t cubind_runtime_memset2_d_inline(void *devPtr, size_t p
 {
     cudaError_t (*cubind_fn)(void *devPtr, size_t pitch, int value, size_t width, size_t height) = (cudaError_t (*)(void *devPtr, size_t pitch, int value, size_t width, size_t height))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 143);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memset2_d)(devPtr, pitch, value, width, height);
     cubind_status = cubind_fn(devPtr, pitch, value, width, height);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5358,7 +5358,7 @@ static inline cudaError_t cubind_runtime_memset3_d_inline(struct cudaPitchedPtr 
 {
     cudaError_t (*cubind_fn)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) = (cudaError_t (*)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 144);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memset3_d)(pitchedDevPtr, value, extent);
     cubind_status = cubind_fn(pitchedDevPtr, value, extent);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5371,7 +5371,7 @@ static inline cudaError_t cubind_runtime_memset_async_inline(void *devPtr, int v
 {
     cudaError_t (*cubind_fn)(void *devPtr, int value, size_t count, cudaStream_t stream) = (cudaError_t (*)(void *devPtr, int value, size_t count, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 145);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memset_async)(devPtr, value, count, stream);
     cubind_status = cubind_fn(devPtr, value, count, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5384,7 +5384,7 @@ static inline cudaError_t cubind_runtime_memset2_d_async_inline(void *devPtr, si
 {
     cudaError_t (*cubind_fn)(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) = (cudaError_t (*)(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 146);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memset2_d_async)(devPtr, pitch, value, width, height, stream);
     cubind_status = cubind_fn(devPtr, pitch, value, width, height, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5397,7 +5397,7 @@ static inline cudaError_t cubind_runtime_memset3_d_async_inline(struct cudaPitch
 {
     cudaError_t (*cubind_fn)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream) = (cudaError_t (*)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 147);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memset3_d_async)(pitchedDevPtr, value, extent, stream);
     cubind_status = cubind_fn(pitchedDevPtr, value, extent, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5410,7 +5410,7 @@ static inline cudaError_t cubind_runtime_get_symbol_address_inline(void **devPtr
 {
     cudaError_t (*cubind_fn)(void **devPtr, const void *symbol) = (cudaError_t (*)(void **devPtr, const void *symbol))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 148);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_symbol_address)(devPtr, symbol);
     cubind_status = cubind_fn(devPtr, symbol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5423,7 +5423,7 @@ static inline cudaError_t cubind_runtime_get_symbol_size_inline(size_t *size, co
 {
     cudaError_t (*cubind_fn)(size_t *size, const void *symbol) = (cudaError_t (*)(size_t *size, const void *symbol))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 149);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_symbol_size)(size, symbol);
     cubind_status = cubind_fn(size, symbol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5436,7 +5436,7 @@ static inline cudaError_t cubind_runtime_mem_prefetch_async_inline(const void *d
 {
     cudaError_t (*cubind_fn)(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) = (cudaError_t (*)(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 150);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_prefetch_async)(devPtr, count, location, flags, stream);
     cubind_status = cubind_fn(devPtr, count, location, flags, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5449,7 +5449,7 @@ static inline cudaError_t cubind_runtime_mem_prefetch_batch_async_inline(void **
 {
     cudaError_t (*cubind_fn)(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) = (cudaError_t (*)(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 151);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_prefetch_batch_async)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5462,7 +5462,7 @@ static inline cudaError_t cubind_runtime_mem_discard_batch_async_inline(void **d
 {
     cudaError_t (*cubind_fn)(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream) = (cudaError_t (*)(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 152);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_discard_batch_async)(dptrs, sizes, count, flags, stream);
     cubind_status = cubind_fn(dptrs, sizes, count, flags, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5475,7 +5475,7 @@ static inline cudaError_t cubind_runtime_mem_discard_and_prefetch_batch_async_in
 {
     cudaError_t (*cubind_fn)(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream) = (cudaError_t (*)(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 153);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_discard_and_prefetch_batch_async)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5488,7 +5488,7 @@ static inline cudaError_t cubind_runtime_mem_advise_inline(const void *devPtr, s
 {
     cudaError_t (*cubind_fn)(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) = (cudaError_t (*)(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 154);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_advise)(devPtr, count, advice, location);
     cubind_status = cubind_fn(devPtr, count, advice, location);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5501,7 +5501,7 @@ static inline cudaError_t cubind_runtime_mem_range_get_attribute_inline(void *da
 {
     cudaError_t (*cubind_fn)(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count) = (cudaError_t (*)(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 155);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_range_get_attribute)(data, dataSize, attribute, devPtr, count);
     cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5514,7 +5514,7 @@ static inline cudaError_t cubind_runtime_mem_range_get_attributes_inline(void **
 {
     cudaError_t (*cubind_fn)(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count) = (cudaError_t (*)(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 156);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_range_get_attributes)(data, dataSizes, attributes, numAttributes, devPtr, count);
     cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5528,7 +5528,7 @@ static inline cudaError_t cubind_runtime_memcpy_to_array_inline(cudaArray_t dst,
 {
     cudaError_t (*cubind_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 157);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_to_array)(dst, wOffset, hOffset, src, count, kind);
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5544,7 +5544,7 @@ static inline cudaError_t cubind_runtime_memcpy_from_array_inline(void *dst, cud
 {
     cudaError_t (*cubind_fn)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind) = (cudaError_t (*)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 158);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_from_array)(dst, src, wOffset, hOffset, count, kind);
     cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5560,7 +5560,7 @@ static inline cudaError_t cubind_runtime_memcpy_array_to_array_inline(cudaArray_
 {
     cudaError_t (*cubind_fn)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 159);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_array_to_array)(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5576,7 +5576,7 @@ static inline cudaError_t cubind_runtime_memcpy_to_array_async_inline(cudaArray_
 {
     cudaError_t (*cubind_fn)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) = (cudaError_t (*)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 160);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_to_array_async)(dst, wOffset, hOffset, src, count, kind, stream);
     cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5592,7 +5592,7 @@ static inline cudaError_t cubind_runtime_memcpy_from_array_async_inline(void *ds
 {
     cudaError_t (*cubind_fn)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) = (cudaError_t (*)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 161);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_memcpy_from_array_async)(dst, src, wOffset, hOffset, count, kind, stream);
     cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5607,7 +5607,7 @@ static inline cudaError_t cubind_runtime_malloc_async_inline(void **devPtr, size
 {
     cudaError_t (*cubind_fn)(void **devPtr, size_t size, cudaStream_t hStream) = (cudaError_t (*)(void **devPtr, size_t size, cudaStream_t hStream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 162);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_malloc_async)(devPtr, size, hStream);
     cubind_status = cubind_fn(devPtr, size, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5620,7 +5620,7 @@ static inline cudaError_t cubind_runtime_free_async_inline(void *devPtr, cudaStr
 {
     cudaError_t (*cubind_fn)(void *devPtr, cudaStream_t hStream) = (cudaError_t (*)(void *devPtr, cudaStream_t hStream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 163);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_free_async)(devPtr, hStream);
     cubind_status = cubind_fn(devPtr, hStream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5633,7 +5633,7 @@ static inline cudaError_t cubind_runtime_mem_pool_trim_to_inline(cudaMemPool_t m
 {
     cudaError_t (*cubind_fn)(cudaMemPool_t memPool, size_t minBytesToKeep) = (cudaError_t (*)(cudaMemPool_t memPool, size_t minBytesToKeep))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 164);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_pool_trim_to)(memPool, minBytesToKeep);
     cubind_status = cubind_fn(memPool, minBytesToKeep);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5646,7 +5646,7 @@ static inline cudaError_t cubind_runtime_mem_pool_set_attribute_inline(cudaMemPo
 {
     cudaError_t (*cubind_fn)(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value) = (cudaError_t (*)(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 165);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_pool_set_attribute)(memPool, attr, value);
     cubind_status = cubind_fn(memPool, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5659,7 +5659,7 @@ static inline cudaError_t cubind_runtime_mem_pool_get_attribute_inline(cudaMemPo
 {
     cudaError_t (*cubind_fn)(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value) = (cudaError_t (*)(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 166);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_pool_get_attribute)(memPool, attr, value);
     cubind_status = cubind_fn(memPool, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5672,7 +5672,7 @@ static inline cudaError_t cubind_runtime_mem_pool_set_access_inline(cudaMemPool_
 {
     cudaError_t (*cubind_fn)(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count) = (cudaError_t (*)(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 167);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_pool_set_access)(memPool, descList, count);
     cubind_status = cubind_fn(memPool, descList, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5685,7 +5685,7 @@ static inline cudaError_t cubind_runtime_mem_pool_get_access_inline(enum cudaMem
 {
     cudaError_t (*cubind_fn)(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location) = (cudaError_t (*)(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 168);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_pool_get_access)(flags, memPool, location);
     cubind_status = cubind_fn(flags, memPool, location);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5698,7 +5698,7 @@ static inline cudaError_t cubind_runtime_mem_pool_create_inline(cudaMemPool_t *m
 {
     cudaError_t (*cubind_fn)(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps) = (cudaError_t (*)(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 169);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_pool_create)(memPool, poolProps);
     cubind_status = cubind_fn(memPool, poolProps);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5711,7 +5711,7 @@ static inline cudaError_t cubind_runtime_mem_pool_destroy_inline(cudaMemPool_t m
 {
     cudaError_t (*cubind_fn)(cudaMemPool_t memPool) = (cudaError_t (*)(cudaMemPool_t memPool))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 170);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_pool_destroy)(memPool);
     cubind_status = cubind_fn(memPool);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5724,7 +5724,7 @@ static inline cudaError_t cubind_runtime_mem_get_default_mem_pool_inline(cudaMem
 {
     cudaError_t (*cubind_fn)(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type) = (cudaError_t (*)(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 171);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_get_default_mem_pool)(memPool, location, type);
     cubind_status = cubind_fn(memPool, location, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5737,7 +5737,7 @@ static inline cudaError_t cubind_runtime_mem_get_mem_pool_inline(cudaMemPool_t *
 {
     cudaError_t (*cubind_fn)(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type) = (cudaError_t (*)(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 172);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_get_mem_pool)(memPool, location, type);
     cubind_status = cubind_fn(memPool, location, type);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5750,7 +5750,7 @@ static inline cudaError_t cubind_runtime_mem_set_mem_pool_inline(struct cudaMemL
 {
     cudaError_t (*cubind_fn)(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool) = (cudaError_t (*)(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 173);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_set_mem_pool)(location, type, memPool);
     cubind_status = cubind_fn(location, type, memPool);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5763,7 +5763,7 @@ static inline cudaError_t cubind_runtime_malloc_from_pool_async_inline(void **pt
 {
     cudaError_t (*cubind_fn)(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) = (cudaError_t (*)(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 174);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_malloc_from_pool_async)(ptr, size, memPool, stream);
     cubind_status = cubind_fn(ptr, size, memPool, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5776,7 +5776,7 @@ static inline cudaError_t cubind_runtime_mem_pool_export_to_shareable_handle_inl
 {
     cudaError_t (*cubind_fn)(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags) = (cudaError_t (*)(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 175);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_pool_export_to_shareable_handle)(shareableHandle, memPool, handleType, flags);
     cubind_status = cubind_fn(shareableHandle, memPool, handleType, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5789,7 +5789,7 @@ static inline cudaError_t cubind_runtime_mem_pool_import_from_shareable_handle_i
 {
     cudaError_t (*cubind_fn)(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags) = (cudaError_t (*)(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 176);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_pool_import_from_shareable_handle)(memPool, shareableHandle, handleType, flags);
     cubind_status = cubind_fn(memPool, shareableHandle, handleType, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5802,7 +5802,7 @@ static inline cudaError_t cubind_runtime_mem_pool_export_pointer_inline(struct c
 {
     cudaError_t (*cubind_fn)(struct cudaMemPoolPtrExportData *exportData, void *ptr) = (cudaError_t (*)(struct cudaMemPoolPtrExportData *exportData, void *ptr))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 177);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_pool_export_pointer)(exportData, ptr);
     cubind_status = cubind_fn(exportData, ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5815,7 +5815,7 @@ static inline cudaError_t cubind_runtime_mem_pool_import_pointer_inline(void **p
 {
     cudaError_t (*cubind_fn)(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData) = (cudaError_t (*)(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 178);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_mem_pool_import_pointer)(ptr, memPool, exportData);
     cubind_status = cubind_fn(ptr, memPool, exportData);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5828,7 +5828,7 @@ static inline cudaError_t cubind_runtime_pointer_get_attributes_inline(struct cu
 {
     cudaError_t (*cubind_fn)(struct cudaPointerAttributes *attributes, const void *ptr) = (cudaError_t (*)(struct cudaPointerAttributes *attributes, const void *ptr))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 179);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_pointer_get_attributes)(attributes, ptr);
     cubind_status = cubind_fn(attributes, ptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5841,7 +5841,7 @@ static inline cudaError_t cubind_runtime_device_can_access_peer_inline(int *canA
 {
     cudaError_t (*cubind_fn)(int *canAccessPeer, int device, int peerDevice) = (cudaError_t (*)(int *canAccessPeer, int device, int peerDevice))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 180);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_can_access_peer)(canAccessPeer, device, peerDevice);
     cubind_status = cubind_fn(canAccessPeer, device, peerDevice);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5854,7 +5854,7 @@ static inline cudaError_t cubind_runtime_device_enable_peer_access_inline(int pe
 {
     cudaError_t (*cubind_fn)(int peerDevice, unsigned int flags) = (cudaError_t (*)(int peerDevice, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 181);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_enable_peer_access)(peerDevice, flags);
     cubind_status = cubind_fn(peerDevice, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5867,7 +5867,7 @@ static inline cudaError_t cubind_runtime_device_disable_peer_access_inline(int p
 {
     cudaError_t (*cubind_fn)(int peerDevice) = (cudaError_t (*)(int peerDevice))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 182);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_disable_peer_access)(peerDevice);
     cubind_status = cubind_fn(peerDevice);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5880,7 +5880,7 @@ static inline cudaError_t cubind_runtime_graphics_unregister_resource_inline(cud
 {
     cudaError_t (*cubind_fn)(cudaGraphicsResource_t resource) = (cudaError_t (*)(cudaGraphicsResource_t resource))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 183);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graphics_unregister_resource)(resource);
     cubind_status = cubind_fn(resource);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5893,7 +5893,7 @@ static inline cudaError_t cubind_runtime_graphics_resource_set_map_flags_inline(
 {
     cudaError_t (*cubind_fn)(cudaGraphicsResource_t resource, unsigned int flags) = (cudaError_t (*)(cudaGraphicsResource_t resource, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 184);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graphics_resource_set_map_flags)(resource, flags);
     cubind_status = cubind_fn(resource, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5906,7 +5906,7 @@ static inline cudaError_t cubind_runtime_graphics_map_resources_inline(int count
 {
     cudaError_t (*cubind_fn)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream) = (cudaError_t (*)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 185);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graphics_map_resources)(count, resources, stream);
     cubind_status = cubind_fn(count, resources, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5919,7 +5919,7 @@ static inline cudaError_t cubind_runtime_graphics_unmap_resources_inline(int cou
 {
     cudaError_t (*cubind_fn)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream) = (cudaError_t (*)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 186);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graphics_unmap_resources)(count, resources, stream);
     cubind_status = cubind_fn(count, resources, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5932,7 +5932,7 @@ static inline cudaError_t cubind_runtime_graphics_resource_get_mapped_pointer_in
 {
     cudaError_t (*cubind_fn)(void **devPtr, size_t *size, cudaGraphicsResource_t resource) = (cudaError_t (*)(void **devPtr, size_t *size, cudaGraphicsResource_t resource))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 187);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graphics_resource_get_mapped_pointer)(devPtr, size, resource);
     cubind_status = cubind_fn(devPtr, size, resource);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5945,7 +5945,7 @@ static inline cudaError_t cubind_runtime_graphics_sub_resource_get_mapped_array_
 {
     cudaError_t (*cubind_fn)(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel) = (cudaError_t (*)(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 188);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graphics_sub_resource_get_mapped_array)(array, resource, arrayIndex, mipLevel);
     cubind_status = cubind_fn(array, resource, arrayIndex, mipLevel);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5958,7 +5958,7 @@ static inline cudaError_t cubind_runtime_graphics_resource_get_mapped_mipmapped_
 {
     cudaError_t (*cubind_fn)(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource) = (cudaError_t (*)(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 189);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graphics_resource_get_mapped_mipmapped_array)(mipmappedArray, resource);
     cubind_status = cubind_fn(mipmappedArray, resource);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5971,7 +5971,7 @@ static inline cudaError_t cubind_runtime_get_channel_desc_inline(struct cudaChan
 {
     cudaError_t (*cubind_fn)(struct cudaChannelFormatDesc *desc, cudaArray_const_t array) = (cudaError_t (*)(struct cudaChannelFormatDesc *desc, cudaArray_const_t array))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 190);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_channel_desc)(desc, array);
     cubind_status = cubind_fn(desc, array);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -5983,7 +5983,7 @@ static inline cudaError_t cubind_runtime_get_channel_desc_inline(struct cudaChan
 static inline struct cudaChannelFormatDesc cubind_runtime_create_channel_desc_inline(int x, int y, int z, int w, enum cudaChannelFormatKind f)
 {
     struct cudaChannelFormatDesc (*cubind_fn)(int x, int y, int z, int w, enum cudaChannelFormatKind f) = (struct cudaChannelFormatDesc (*)(int x, int y, int z, int w, enum cudaChannelFormatKind f))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 191);
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_create_channel_desc)(x, y, z, w, f);
     return cubind_fn(x, y, z, w, f);
 }
@@ -5993,7 +5993,7 @@ static inline cudaError_t cubind_runtime_create_texture_object_inline(cudaTextur
 {
     cudaError_t (*cubind_fn)(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc) = (cudaError_t (*)(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 192);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_create_texture_object)(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6006,7 +6006,7 @@ static inline cudaError_t cubind_runtime_destroy_texture_object_inline(cudaTextu
 {
     cudaError_t (*cubind_fn)(cudaTextureObject_t texObject) = (cudaError_t (*)(cudaTextureObject_t texObject))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 193);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_destroy_texture_object)(texObject);
     cubind_status = cubind_fn(texObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6019,7 +6019,7 @@ static inline cudaError_t cubind_runtime_get_texture_object_resource_desc_inline
 {
     cudaError_t (*cubind_fn)(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject) = (cudaError_t (*)(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 194);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_texture_object_resource_desc)(pResDesc, texObject);
     cubind_status = cubind_fn(pResDesc, texObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6032,7 +6032,7 @@ static inline cudaError_t cubind_runtime_get_texture_object_texture_desc_inline(
 {
     cudaError_t (*cubind_fn)(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject) = (cudaError_t (*)(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 195);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_texture_object_texture_desc)(pTexDesc, texObject);
     cubind_status = cubind_fn(pTexDesc, texObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6045,7 +6045,7 @@ static inline cudaError_t cubind_runtime_get_texture_object_resource_view_desc_i
 {
     cudaError_t (*cubind_fn)(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject) = (cudaError_t (*)(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 196);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_texture_object_resource_view_desc)(pResViewDesc, texObject);
     cubind_status = cubind_fn(pResViewDesc, texObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6058,7 +6058,7 @@ static inline cudaError_t cubind_runtime_create_surface_object_inline(cudaSurfac
 {
     cudaError_t (*cubind_fn)(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc) = (cudaError_t (*)(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 197);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_create_surface_object)(pSurfObject, pResDesc);
     cubind_status = cubind_fn(pSurfObject, pResDesc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6071,7 +6071,7 @@ static inline cudaError_t cubind_runtime_destroy_surface_object_inline(cudaSurfa
 {
     cudaError_t (*cubind_fn)(cudaSurfaceObject_t surfObject) = (cudaError_t (*)(cudaSurfaceObject_t surfObject))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 198);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_destroy_surface_object)(surfObject);
     cubind_status = cubind_fn(surfObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6084,7 +6084,7 @@ static inline cudaError_t cubind_runtime_get_surface_object_resource_desc_inline
 {
     cudaError_t (*cubind_fn)(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject) = (cudaError_t (*)(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 199);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_surface_object_resource_desc)(pResDesc, surfObject);
     cubind_status = cubind_fn(pResDesc, surfObject);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6097,7 +6097,7 @@ static inline cudaError_t cubind_runtime_driver_get_version_inline(int *driverVe
 {
     cudaError_t (*cubind_fn)(int *driverVersion) = (cudaError_t (*)(int *driverVersion))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 200);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_driver_get_version)(driverVersion);
     cubind_status = cubind_fn(driverVersion);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6110,7 +6110,7 @@ static inline cudaError_t cubind_runtime_runtime_get_version_inline(int *runtime
 {
     cudaError_t (*cubind_fn)(int *runtimeVersion) = (cudaError_t (*)(int *runtimeVersion))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 201);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_runtime_get_version)(runtimeVersion);
     cubind_status = cubind_fn(runtimeVersion);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6123,7 +6123,7 @@ static inline cudaError_t cubind_runtime_logs_register_callback_inline(cudaLogsC
 {
     cudaError_t (*cubind_fn)(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out) = (cudaError_t (*)(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 202);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_logs_register_callback)(callbackFunc, userData, callback_out);
     cubind_status = cubind_fn(callbackFunc, userData, callback_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6136,7 +6136,7 @@ static inline cudaError_t cubind_runtime_logs_unregister_callback_inline(cudaLog
 {
     cudaError_t (*cubind_fn)(cudaLogsCallbackHandle callback) = (cudaError_t (*)(cudaLogsCallbackHandle callback))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 203);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_logs_unregister_callback)(callback);
     cubind_status = cubind_fn(callback);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6149,7 +6149,7 @@ static inline cudaError_t cubind_runtime_logs_current_inline(cudaLogIterator *it
 {
     cudaError_t (*cubind_fn)(cudaLogIterator *iterator_out, unsigned int flags) = (cudaError_t (*)(cudaLogIterator *iterator_out, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 204);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_logs_current)(iterator_out, flags);
     cubind_status = cubind_fn(iterator_out, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6162,7 +6162,7 @@ static inline cudaError_t cubind_runtime_logs_dump_to_file_inline(cudaLogIterato
 {
     cudaError_t (*cubind_fn)(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags) = (cudaError_t (*)(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 205);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_logs_dump_to_file)(iterator, pathToFile, flags);
     cubind_status = cubind_fn(iterator, pathToFile, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6175,7 +6175,7 @@ static inline cudaError_t cubind_runtime_logs_dump_to_memory_inline(cudaLogItera
 {
     cudaError_t (*cubind_fn)(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags) = (cudaError_t (*)(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 206);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_logs_dump_to_memory)(iterator, buffer, size, flags);
     cubind_status = cubind_fn(iterator, buffer, size, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6188,7 +6188,7 @@ static inline cudaError_t cubind_runtime_graph_create_inline(cudaGraph_t *pGraph
 {
     cudaError_t (*cubind_fn)(cudaGraph_t *pGraph, unsigned int flags) = (cudaError_t (*)(cudaGraph_t *pGraph, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 207);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_create)(pGraph, flags);
     cubind_status = cubind_fn(pGraph, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6201,7 +6201,7 @@ static inline cudaError_t cubind_runtime_graph_add_kernel_node_inline(cudaGraphN
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 208);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_kernel_node)(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6214,7 +6214,7 @@ static inline cudaError_t cubind_runtime_graph_kernel_node_get_params_inline(cud
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams) = (cudaError_t (*)(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 209);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_kernel_node_get_params)(node, pNodeParams);
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6227,7 +6227,7 @@ static inline cudaError_t cubind_runtime_graph_kernel_node_set_params_inline(cud
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams) = (cudaError_t (*)(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 210);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_kernel_node_set_params)(node, pNodeParams);
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6240,7 +6240,7 @@ static inline cudaError_t cubind_runtime_graph_kernel_node_copy_attributes_inlin
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t hDst, cudaGraphNode_t hSrc) = (cudaError_t (*)(cudaGraphNode_t hDst, cudaGraphNode_t hSrc))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 211);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_kernel_node_copy_attributes)(hDst, hSrc);
     cubind_status = cubind_fn(hDst, hSrc);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6253,7 +6253,7 @@ static inline cudaError_t cubind_runtime_graph_kernel_node_get_attribute_inline(
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out) = (cudaError_t (*)(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 212);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_kernel_node_get_attribute)(hNode, attr, value_out);
     cubind_status = cubind_fn(hNode, attr, value_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6266,7 +6266,7 @@ static inline cudaError_t cubind_runtime_graph_kernel_node_set_attribute_inline(
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value) = (cudaError_t (*)(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 213);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_kernel_node_set_attribute)(hNode, attr, value);
     cubind_status = cubind_fn(hNode, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6279,7 +6279,7 @@ static inline cudaError_t cubind_runtime_graph_add_memcpy_node_inline(cudaGraphN
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 214);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_memcpy_node)(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6292,7 +6292,7 @@ static inline cudaError_t cubind_runtime_graph_add_memcpy_node_to_symbol_inline(
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 215);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_memcpy_node_to_symbol)(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6305,7 +6305,7 @@ static inline cudaError_t cubind_runtime_graph_add_memcpy_node_from_symbol_inlin
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 216);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_memcpy_node_from_symbol)(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6318,7 +6318,7 @@ static inline cudaError_t cubind_runtime_graph_add_memcpy_node1_d_inline(cudaGra
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 217);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_memcpy_node1_d)(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6331,7 +6331,7 @@ static inline cudaError_t cubind_runtime_graph_memcpy_node_get_params_inline(cud
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams) = (cudaError_t (*)(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 218);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_memcpy_node_get_params)(node, pNodeParams);
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6344,7 +6344,7 @@ static inline cudaError_t cubind_runtime_graph_memcpy_node_set_params_inline(cud
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams) = (cudaError_t (*)(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 219);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_memcpy_node_set_params)(node, pNodeParams);
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6357,7 +6357,7 @@ static inline cudaError_t cubind_runtime_graph_memcpy_node_set_params_to_symbol_
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 220);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_memcpy_node_set_params_to_symbol)(node, symbol, src, count, offset, kind);
     cubind_status = cubind_fn(node, symbol, src, count, offset, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6370,7 +6370,7 @@ static inline cudaError_t cubind_runtime_graph_memcpy_node_set_params_from_symbo
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 221);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_memcpy_node_set_params_from_symbol)(node, dst, symbol, count, offset, kind);
     cubind_status = cubind_fn(node, dst, symbol, count, offset, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6383,7 +6383,7 @@ static inline cudaError_t cubind_runtime_graph_memcpy_node_set_params1_d_inline(
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 222);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_memcpy_node_set_params1_d)(node, dst, src, count, kind);
     cubind_status = cubind_fn(node, dst, src, count, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6396,7 +6396,7 @@ static inline cudaError_t cubind_runtime_graph_add_memset_node_inline(cudaGraphN
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 223);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_memset_node)(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6409,7 +6409,7 @@ static inline cudaError_t cubind_runtime_graph_memset_node_get_params_inline(cud
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams) = (cudaError_t (*)(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 224);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_memset_node_get_params)(node, pNodeParams);
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6422,7 +6422,7 @@ static inline cudaError_t cubind_runtime_graph_memset_node_set_params_inline(cud
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams) = (cudaError_t (*)(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 225);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_memset_node_set_params)(node, pNodeParams);
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6435,7 +6435,7 @@ static inline cudaError_t cubind_runtime_graph_add_host_node_inline(cudaGraphNod
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 226);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_host_node)(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6448,7 +6448,7 @@ static inline cudaError_t cubind_runtime_graph_host_node_get_params_inline(cudaG
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams) = (cudaError_t (*)(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 227);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_host_node_get_params)(node, pNodeParams);
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6461,7 +6461,7 @@ static inline cudaError_t cubind_runtime_graph_host_node_set_params_inline(cudaG
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams) = (cudaError_t (*)(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 228);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_host_node_set_params)(node, pNodeParams);
     cubind_status = cubind_fn(node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6474,7 +6474,7 @@ static inline cudaError_t cubind_runtime_graph_add_child_graph_node_inline(cudaG
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 229);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_child_graph_node)(pGraphNode, graph, pDependencies, numDependencies, childGraph);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, childGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6487,7 +6487,7 @@ static inline cudaError_t cubind_runtime_graph_child_graph_node_get_graph_inline
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, cudaGraph_t *pGraph) = (cudaError_t (*)(cudaGraphNode_t node, cudaGraph_t *pGraph))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 230);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_child_graph_node_get_graph)(node, pGraph);
     cubind_status = cubind_fn(node, pGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6500,7 +6500,7 @@ static inline cudaError_t cubind_runtime_graph_add_empty_node_inline(cudaGraphNo
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 231);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_empty_node)(pGraphNode, graph, pDependencies, numDependencies);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6513,7 +6513,7 @@ static inline cudaError_t cubind_runtime_graph_add_event_record_node_inline(cuda
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 232);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_event_record_node)(pGraphNode, graph, pDependencies, numDependencies, event);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6526,7 +6526,7 @@ static inline cudaError_t cubind_runtime_graph_event_record_node_get_event_inlin
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, cudaEvent_t *event_out) = (cudaError_t (*)(cudaGraphNode_t node, cudaEvent_t *event_out))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 233);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_event_record_node_get_event)(node, event_out);
     cubind_status = cubind_fn(node, event_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6539,7 +6539,7 @@ static inline cudaError_t cubind_runtime_graph_event_record_node_set_event_inlin
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, cudaEvent_t event) = (cudaError_t (*)(cudaGraphNode_t node, cudaEvent_t event))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 234);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_event_record_node_set_event)(node, event);
     cubind_status = cubind_fn(node, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6552,7 +6552,7 @@ static inline cudaError_t cubind_runtime_graph_add_event_wait_node_inline(cudaGr
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 235);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_event_wait_node)(pGraphNode, graph, pDependencies, numDependencies, event);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6565,7 +6565,7 @@ static inline cudaError_t cubind_runtime_graph_event_wait_node_get_event_inline(
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, cudaEvent_t *event_out) = (cudaError_t (*)(cudaGraphNode_t node, cudaEvent_t *event_out))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 236);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_event_wait_node_get_event)(node, event_out);
     cubind_status = cubind_fn(node, event_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6578,7 +6578,7 @@ static inline cudaError_t cubind_runtime_graph_event_wait_node_set_event_inline(
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, cudaEvent_t event) = (cudaError_t (*)(cudaGraphNode_t node, cudaEvent_t event))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 237);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_event_wait_node_set_event)(node, event);
     cubind_status = cubind_fn(node, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6591,7 +6591,7 @@ static inline cudaError_t cubind_runtime_graph_add_external_semaphores_signal_no
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 238);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_external_semaphores_signal_node)(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6604,7 +6604,7 @@ static inline cudaError_t cubind_runtime_graph_external_semaphores_signal_node_g
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out) = (cudaError_t (*)(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 239);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_external_semaphores_signal_node_get_params)(hNode, params_out);
     cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6617,7 +6617,7 @@ static inline cudaError_t cubind_runtime_graph_external_semaphores_signal_node_s
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams) = (cudaError_t (*)(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 240);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_external_semaphores_signal_node_set_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6630,7 +6630,7 @@ static inline cudaError_t cubind_runtime_graph_add_external_semaphores_wait_node
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 241);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_external_semaphores_wait_node)(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6643,7 +6643,7 @@ static inline cudaError_t cubind_runtime_graph_external_semaphores_wait_node_get
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out) = (cudaError_t (*)(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 242);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_external_semaphores_wait_node_get_params)(hNode, params_out);
     cubind_status = cubind_fn(hNode, params_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6656,7 +6656,7 @@ static inline cudaError_t cubind_runtime_graph_external_semaphores_wait_node_set
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams) = (cudaError_t (*)(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 243);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_external_semaphores_wait_node_set_params)(hNode, nodeParams);
     cubind_status = cubind_fn(hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6669,7 +6669,7 @@ static inline cudaError_t cubind_runtime_graph_add_mem_alloc_node_inline(cudaGra
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 244);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_mem_alloc_node)(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6682,7 +6682,7 @@ static inline cudaError_t cubind_runtime_graph_mem_alloc_node_get_params_inline(
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out) = (cudaError_t (*)(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 245);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_mem_alloc_node_get_params)(node, params_out);
     cubind_status = cubind_fn(node, params_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6695,7 +6695,7 @@ static inline cudaError_t cubind_runtime_graph_add_mem_free_node_inline(cudaGrap
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 246);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_mem_free_node)(pGraphNode, graph, pDependencies, numDependencies, dptr);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dptr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6708,7 +6708,7 @@ static inline cudaError_t cubind_runtime_graph_mem_free_node_get_params_inline(c
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, void *dptr_out) = (cudaError_t (*)(cudaGraphNode_t node, void *dptr_out))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 247);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_mem_free_node_get_params)(node, dptr_out);
     cubind_status = cubind_fn(node, dptr_out);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6721,7 +6721,7 @@ static inline cudaError_t cubind_runtime_device_graph_mem_trim_inline(int device
 {
     cudaError_t (*cubind_fn)(int device) = (cudaError_t (*)(int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 248);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_graph_mem_trim)(device);
     cubind_status = cubind_fn(device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6734,7 +6734,7 @@ static inline cudaError_t cubind_runtime_device_get_graph_mem_attribute_inline(i
 {
     cudaError_t (*cubind_fn)(int device, enum cudaGraphMemAttributeType attr, void *value) = (cudaError_t (*)(int device, enum cudaGraphMemAttributeType attr, void *value))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 249);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_get_graph_mem_attribute)(device, attr, value);
     cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6747,7 +6747,7 @@ static inline cudaError_t cubind_runtime_device_set_graph_mem_attribute_inline(i
 {
     cudaError_t (*cubind_fn)(int device, enum cudaGraphMemAttributeType attr, void *value) = (cudaError_t (*)(int device, enum cudaGraphMemAttributeType attr, void *value))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 250);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_device_set_graph_mem_attribute)(device, attr, value);
     cubind_status = cubind_fn(device, attr, value);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6760,7 +6760,7 @@ static inline cudaError_t cubind_runtime_graph_clone_inline(cudaGraph_t *pGraphC
 {
     cudaError_t (*cubind_fn)(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph) = (cudaError_t (*)(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 251);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_clone)(pGraphClone, originalGraph);
     cubind_status = cubind_fn(pGraphClone, originalGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6773,7 +6773,7 @@ static inline cudaError_t cubind_runtime_graph_node_find_in_clone_inline(cudaGra
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph) = (cudaError_t (*)(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 252);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_node_find_in_clone)(pNode, originalNode, clonedGraph);
     cubind_status = cubind_fn(pNode, originalNode, clonedGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6786,7 +6786,7 @@ static inline cudaError_t cubind_runtime_graph_node_get_type_inline(cudaGraphNod
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, enum cudaGraphNodeType *pType) = (cudaError_t (*)(cudaGraphNode_t node, enum cudaGraphNodeType *pType))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 253);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_node_get_type)(node, pType);
     cubind_status = cubind_fn(node, pType);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6799,7 +6799,7 @@ static inline cudaError_t cubind_runtime_graph_get_nodes_inline(cudaGraph_t grap
 {
     cudaError_t (*cubind_fn)(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes) = (cudaError_t (*)(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 254);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_get_nodes)(graph, nodes, numNodes);
     cubind_status = cubind_fn(graph, nodes, numNodes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6812,7 +6812,7 @@ static inline cudaError_t cubind_runtime_graph_get_root_nodes_inline(cudaGraph_t
 {
     cudaError_t (*cubind_fn)(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes) = (cudaError_t (*)(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 255);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_get_root_nodes)(graph, pRootNodes, pNumRootNodes);
     cubind_status = cubind_fn(graph, pRootNodes, pNumRootNodes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6825,7 +6825,7 @@ static inline cudaError_t cubind_runtime_graph_get_edges_inline(cudaGraph_t grap
 {
     cudaError_t (*cubind_fn)(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges) = (cudaError_t (*)(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 256);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_get_edges)(graph, from, to, edgeData, numEdges);
     cubind_status = cubind_fn(graph, from, to, edgeData, numEdges);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6838,7 +6838,7 @@ static inline cudaError_t cubind_runtime_graph_node_get_dependencies_inline(cuda
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies) = (cudaError_t (*)(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 257);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_node_get_dependencies)(node, pDependencies, edgeData, pNumDependencies);
     cubind_status = cubind_fn(node, pDependencies, edgeData, pNumDependencies);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6851,7 +6851,7 @@ static inline cudaError_t cubind_runtime_graph_node_get_dependent_nodes_inline(c
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes) = (cudaError_t (*)(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 258);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_node_get_dependent_nodes)(node, pDependentNodes, edgeData, pNumDependentNodes);
     cubind_status = cubind_fn(node, pDependentNodes, edgeData, pNumDependentNodes);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6864,7 +6864,7 @@ static inline cudaError_t cubind_runtime_graph_add_dependencies_inline(cudaGraph
 {
     cudaError_t (*cubind_fn)(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies) = (cudaError_t (*)(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 259);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_dependencies)(graph, from, to, edgeData, numDependencies);
     cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6877,7 +6877,7 @@ static inline cudaError_t cubind_runtime_graph_remove_dependencies_inline(cudaGr
 {
     cudaError_t (*cubind_fn)(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies) = (cudaError_t (*)(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 260);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_remove_dependencies)(graph, from, to, edgeData, numDependencies);
     cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6890,7 +6890,7 @@ static inline cudaError_t cubind_runtime_graph_destroy_node_inline(cudaGraphNode
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node) = (cudaError_t (*)(cudaGraphNode_t node))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 261);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_destroy_node)(node);
     cubind_status = cubind_fn(node);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6903,7 +6903,7 @@ static inline cudaError_t cubind_runtime_graph_instantiate_inline(cudaGraphExec_
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags) = (cudaError_t (*)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 262);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_instantiate)(pGraphExec, graph, flags);
     cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6916,7 +6916,7 @@ static inline cudaError_t cubind_runtime_graph_instantiate_with_flags_inline(cud
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags) = (cudaError_t (*)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 263);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_instantiate_with_flags)(pGraphExec, graph, flags);
     cubind_status = cubind_fn(pGraphExec, graph, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6929,7 +6929,7 @@ static inline cudaError_t cubind_runtime_graph_instantiate_with_params_inline(cu
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams) = (cudaError_t (*)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 264);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_instantiate_with_params)(pGraphExec, graph, instantiateParams);
     cubind_status = cubind_fn(pGraphExec, graph, instantiateParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6942,7 +6942,7 @@ static inline cudaError_t cubind_runtime_graph_exec_get_flags_inline(cudaGraphEx
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t graphExec, unsigned long long *flags) = (cudaError_t (*)(cudaGraphExec_t graphExec, unsigned long long *flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 265);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_get_flags)(graphExec, flags);
     cubind_status = cubind_fn(graphExec, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6955,7 +6955,7 @@ static inline cudaError_t cubind_runtime_graph_exec_kernel_node_set_params_inlin
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 266);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_kernel_node_set_params)(hGraphExec, node, pNodeParams);
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6968,7 +6968,7 @@ static inline cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_inlin
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 267);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_memcpy_node_set_params)(hGraphExec, node, pNodeParams);
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6981,7 +6981,7 @@ static inline cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_to_sy
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 268);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol)(hGraphExec, node, symbol, src, count, offset, kind);
     cubind_status = cubind_fn(hGraphExec, node, symbol, src, count, offset, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -6994,7 +6994,7 @@ static inline cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params_from_
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 269);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol)(hGraphExec, node, dst, symbol, count, offset, kind);
     cubind_status = cubind_fn(hGraphExec, node, dst, symbol, count, offset, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7007,7 +7007,7 @@ static inline cudaError_t cubind_runtime_graph_exec_memcpy_node_set_params1_d_in
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 270);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_memcpy_node_set_params1_d)(hGraphExec, node, dst, src, count, kind);
     cubind_status = cubind_fn(hGraphExec, node, dst, src, count, kind);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7020,7 +7020,7 @@ static inline cudaError_t cubind_runtime_graph_exec_memset_node_set_params_inlin
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 271);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_memset_node_set_params)(hGraphExec, node, pNodeParams);
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7033,7 +7033,7 @@ static inline cudaError_t cubind_runtime_graph_exec_host_node_set_params_inline(
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 272);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_host_node_set_params)(hGraphExec, node, pNodeParams);
     cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7046,7 +7046,7 @@ static inline cudaError_t cubind_runtime_graph_exec_child_graph_node_set_params_
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 273);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_child_graph_node_set_params)(hGraphExec, node, childGraph);
     cubind_status = cubind_fn(hGraphExec, node, childGraph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7059,7 +7059,7 @@ static inline cudaError_t cubind_runtime_graph_exec_event_record_node_set_event_
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 274);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_event_record_node_set_event)(hGraphExec, hNode, event);
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7072,7 +7072,7 @@ static inline cudaError_t cubind_runtime_graph_exec_event_wait_node_set_event_in
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 275);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_event_wait_node_set_event)(hGraphExec, hNode, event);
     cubind_status = cubind_fn(hGraphExec, hNode, event);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7085,7 +7085,7 @@ static inline cudaError_t cubind_runtime_graph_exec_external_semaphores_signal_n
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 276);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_external_semaphores_signal_node_set_params)(hGraphExec, hNode, nodeParams);
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7098,7 +7098,7 @@ static inline cudaError_t cubind_runtime_graph_exec_external_semaphores_wait_nod
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 277);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_external_semaphores_wait_node_set_params)(hGraphExec, hNode, nodeParams);
     cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7111,7 +7111,7 @@ static inline cudaError_t cubind_runtime_graph_node_set_enabled_inline(cudaGraph
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 278);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_node_set_enabled)(hGraphExec, hNode, isEnabled);
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7124,7 +7124,7 @@ static inline cudaError_t cubind_runtime_graph_node_get_enabled_inline(cudaGraph
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 279);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_node_get_enabled)(hGraphExec, hNode, isEnabled);
     cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7137,7 +7137,7 @@ static inline cudaError_t cubind_runtime_graph_exec_update_inline(cudaGraphExec_
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo) = (cudaError_t (*)(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 280);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_update)(hGraphExec, hGraph, resultInfo);
     cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7150,7 +7150,7 @@ static inline cudaError_t cubind_runtime_graph_upload_inline(cudaGraphExec_t gra
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t graphExec, cudaStream_t stream) = (cudaError_t (*)(cudaGraphExec_t graphExec, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 281);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_upload)(graphExec, stream);
     cubind_status = cubind_fn(graphExec, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7163,7 +7163,7 @@ static inline cudaError_t cubind_runtime_graph_launch_inline(cudaGraphExec_t gra
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t graphExec, cudaStream_t stream) = (cudaError_t (*)(cudaGraphExec_t graphExec, cudaStream_t stream))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 282);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_launch)(graphExec, stream);
     cubind_status = cubind_fn(graphExec, stream);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7176,7 +7176,7 @@ static inline cudaError_t cubind_runtime_graph_exec_destroy_inline(cudaGraphExec
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t graphExec) = (cudaError_t (*)(cudaGraphExec_t graphExec))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 283);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_destroy)(graphExec);
     cubind_status = cubind_fn(graphExec);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7189,7 +7189,7 @@ static inline cudaError_t cubind_runtime_graph_destroy_inline(cudaGraph_t graph)
 {
     cudaError_t (*cubind_fn)(cudaGraph_t graph) = (cudaError_t (*)(cudaGraph_t graph))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 284);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_destroy)(graph);
     cubind_status = cubind_fn(graph);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7202,7 +7202,7 @@ static inline cudaError_t cubind_runtime_graph_debug_dot_print_inline(cudaGraph_
 {
     cudaError_t (*cubind_fn)(cudaGraph_t graph, const char *path, unsigned int flags) = (cudaError_t (*)(cudaGraph_t graph, const char *path, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 285);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_debug_dot_print)(graph, path, flags);
     cubind_status = cubind_fn(graph, path, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7215,7 +7215,7 @@ static inline cudaError_t cubind_runtime_user_object_create_inline(cudaUserObjec
 {
     cudaError_t (*cubind_fn)(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags) = (cudaError_t (*)(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 286);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_user_object_create)(object_out, ptr, destroy, initialRefcount, flags);
     cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7228,7 +7228,7 @@ static inline cudaError_t cubind_runtime_user_object_retain_inline(cudaUserObjec
 {
     cudaError_t (*cubind_fn)(cudaUserObject_t object, unsigned int count) = (cudaError_t (*)(cudaUserObject_t object, unsigned int count))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 287);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_user_object_retain)(object, count);
     cubind_status = cubind_fn(object, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7241,7 +7241,7 @@ static inline cudaError_t cubind_runtime_user_object_release_inline(cudaUserObje
 {
     cudaError_t (*cubind_fn)(cudaUserObject_t object, unsigned int count) = (cudaError_t (*)(cudaUserObject_t object, unsigned int count))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 288);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_user_object_release)(object, count);
     cubind_status = cubind_fn(object, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7254,7 +7254,7 @@ static inline cudaError_t cubind_runtime_graph_retain_user_object_inline(cudaGra
 {
     cudaError_t (*cubind_fn)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags) = (cudaError_t (*)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 289);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_retain_user_object)(graph, object, count, flags);
     cubind_status = cubind_fn(graph, object, count, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7267,7 +7267,7 @@ static inline cudaError_t cubind_runtime_graph_release_user_object_inline(cudaGr
 {
     cudaError_t (*cubind_fn)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) = (cudaError_t (*)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 290);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_release_user_object)(graph, object, count);
     cubind_status = cubind_fn(graph, object, count);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7280,7 +7280,7 @@ static inline cudaError_t cubind_runtime_graph_add_node_inline(cudaGraphNode_t *
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams) = (cudaError_t (*)(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 291);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_add_node)(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
     cubind_status = cubind_fn(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7293,7 +7293,7 @@ static inline cudaError_t cubind_runtime_graph_node_set_params_inline(cudaGraphN
 {
     cudaError_t (*cubind_fn)(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams) = (cudaError_t (*)(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 292);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_node_set_params)(node, nodeParams);
     cubind_status = cubind_fn(node, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7306,7 +7306,7 @@ static inline cudaError_t cubind_runtime_graph_exec_node_set_params_inline(cudaG
 {
     cudaError_t (*cubind_fn)(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams) = (cudaError_t (*)(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 293);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_exec_node_set_params)(graphExec, node, nodeParams);
     cubind_status = cubind_fn(graphExec, node, nodeParams);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7319,7 +7319,7 @@ static inline cudaError_t cubind_runtime_graph_conditional_handle_create_inline(
 {
     cudaError_t (*cubind_fn)(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags) = (cudaError_t (*)(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 294);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_graph_conditional_handle_create)(pHandle_out, graph, defaultLaunchValue, flags);
     cubind_status = cubind_fn(pHandle_out, graph, defaultLaunchValue, flags);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7333,7 +7333,7 @@ static inline cudaError_t cubind_runtime_get_driver_entry_point_inline(const cha
 {
     cudaError_t (*cubind_fn)(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus) = (cudaError_t (*)(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 295);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_driver_entry_point)(symbol, funcPtr, flags, driverStatus);
     cubind_status = cubind_fn(symbol, funcPtr, flags, driverStatus);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7348,7 +7348,7 @@ static inline cudaError_t cubind_runtime_get_driver_entry_point_by_version_inlin
 {
     cudaError_t (*cubind_fn)(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus) = (cudaError_t (*)(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 296);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_driver_entry_point_by_version)(symbol, funcPtr, cudaVersion, flags, driverStatus);
     cubind_status = cubind_fn(symbol, funcPtr, cudaVersion, flags, driverStatus);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7361,7 +7361,7 @@ static inline cudaError_t cubind_runtime_library_load_data_inline(cudaLibrary_t 
 {
     cudaError_t (*cubind_fn)(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions) = (cudaError_t (*)(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 297);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_library_load_data)(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7374,7 +7374,7 @@ static inline cudaError_t cubind_runtime_library_load_from_file_inline(cudaLibra
 {
     cudaError_t (*cubind_fn)(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions) = (cudaError_t (*)(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 298);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_library_load_from_file)(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7387,7 +7387,7 @@ static inline cudaError_t cubind_runtime_library_unload_inline(cudaLibrary_t lib
 {
     cudaError_t (*cubind_fn)(cudaLibrary_t library) = (cudaError_t (*)(cudaLibrary_t library))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 299);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_library_unload)(library);
     cubind_status = cubind_fn(library);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7400,7 +7400,7 @@ static inline cudaError_t cubind_runtime_library_get_kernel_inline(cudaKernel_t 
 {
     cudaError_t (*cubind_fn)(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name) = (cudaError_t (*)(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 300);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_library_get_kernel)(pKernel, library, name);
     cubind_status = cubind_fn(pKernel, library, name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7413,7 +7413,7 @@ static inline cudaError_t cubind_runtime_library_get_global_inline(void **dptr, 
 {
     cudaError_t (*cubind_fn)(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name) = (cudaError_t (*)(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 301);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_library_get_global)(dptr, bytes, library, name);
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7426,7 +7426,7 @@ static inline cudaError_t cubind_runtime_library_get_managed_inline(void **dptr,
 {
     cudaError_t (*cubind_fn)(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name) = (cudaError_t (*)(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 302);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_library_get_managed)(dptr, bytes, library, name);
     cubind_status = cubind_fn(dptr, bytes, library, name);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7439,7 +7439,7 @@ static inline cudaError_t cubind_runtime_library_get_unified_function_inline(voi
 {
     cudaError_t (*cubind_fn)(void **fptr, cudaLibrary_t library, const char *symbol) = (cudaError_t (*)(void **fptr, cudaLibrary_t library, const char *symbol))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 303);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_library_get_unified_function)(fptr, library, symbol);
     cubind_status = cubind_fn(fptr, library, symbol);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7452,7 +7452,7 @@ static inline cudaError_t cubind_runtime_library_get_kernel_count_inline(unsigne
 {
     cudaError_t (*cubind_fn)(unsigned int *count, cudaLibrary_t lib) = (cudaError_t (*)(unsigned int *count, cudaLibrary_t lib))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 304);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_library_get_kernel_count)(count, lib);
     cubind_status = cubind_fn(count, lib);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7465,7 +7465,7 @@ static inline cudaError_t cubind_runtime_library_enumerate_kernels_inline(cudaKe
 {
     cudaError_t (*cubind_fn)(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib) = (cudaError_t (*)(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 305);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_library_enumerate_kernels)(kernels, numKernels, lib);
     cubind_status = cubind_fn(kernels, numKernels, lib);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7478,7 +7478,7 @@ static inline cudaError_t cubind_runtime_kernel_set_attribute_for_device_inline(
 {
     cudaError_t (*cubind_fn)(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device) = (cudaError_t (*)(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 306);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_kernel_set_attribute_for_device)(kernel, attr, value, device);
     cubind_status = cubind_fn(kernel, attr, value, device);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7491,7 +7491,7 @@ static inline cudaError_t cubind_runtime_get_export_table_inline(const void **pp
 {
     cudaError_t (*cubind_fn)(const void **ppExportTable, const cudaUUID_t *pExportTableId) = (cudaError_t (*)(const void **ppExportTable, const cudaUUID_t *pExportTableId))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 307);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_export_table)(ppExportTable, pExportTableId);
     cubind_status = cubind_fn(ppExportTable, pExportTableId);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7504,7 +7504,7 @@ static inline cudaError_t cubind_runtime_get_func_by_symbol_inline(cudaFunction_
 {
     cudaError_t (*cubind_fn)(cudaFunction_t *functionPtr, const void *symbolPtr) = (cudaError_t (*)(cudaFunction_t *functionPtr, const void *symbolPtr))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 308);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_func_by_symbol)(functionPtr, symbolPtr);
     cubind_status = cubind_fn(functionPtr, symbolPtr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7517,7 +7517,7 @@ static inline cudaError_t cubind_runtime_get_kernel_inline(cudaKernel_t *kernelP
 {
     cudaError_t (*cubind_fn)(cudaKernel_t *kernelPtr, const void *entryFuncAddr) = (cudaError_t (*)(cudaKernel_t *kernelPtr, const void *entryFuncAddr))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 309);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_get_kernel)(kernelPtr, entryFuncAddr);
     cubind_status = cubind_fn(kernelPtr, entryFuncAddr);
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7530,7 +7530,7 @@ static inline cudaError_t cubind_runtime_profiler_start_inline(void)
 {
     cudaError_t (*cubind_fn)(void) = (cudaError_t (*)(void))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 310);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_profiler_start)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))
@@ -7543,7 +7543,7 @@ static inline cudaError_t cubind_runtime_profiler_stop_inline(void)
 {
     cudaError_t (*cubind_fn)(void) = (cudaError_t (*)(void))CUBIND_SLOT_LOAD(cubind_runtime_slots_99a5f32a7f13, 311);
     cudaError_t cubind_status;
-    if (CUBIND_INLINE_UNLIKELY(cubind_fn == NULL))
+    if (CUBIND_INLINE_UNLIKELY(!cubind_fn))
         return (cubind_runtime_profiler_stop)();
     cubind_status = cubind_fn();
     if (CUBIND_INLINE_UNLIKELY(cubind_status != cudaSuccess))

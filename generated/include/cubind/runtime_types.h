@@ -13,9 +13,14 @@
 #pragma GCC system_header
 #endif
 
+#include <limits.h>
 #include <stddef.h>
 
-#include "cubind/cuda_types.h"
+#include "cubind/platform.h"
+#include "cubind/cuda_types_vector_types.h"
+#include "cubind/cuda_types_driver_types.h"
+#include "cubind/cuda_types_surface_types.h"
+#include "cubind/cuda_types_texture_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
 #include <cuda_runtime_api.h>
