@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from . import api, release_calls
+from . import api, cplusplus, release_calls
 from .config import Config, Library, Module
 from .ctext import spaced
 from .names import check_names, cubind_name
@@ -34,6 +34,7 @@ class ModuleModel:
     standard_headers: list[str]
     helpers: list[dict] = field(default_factory=list)  # NVIDIA's inline helpers and C++ overloads, on cubind
     owner: LibraryModel | None = None  # the library its functions are in (their slots: the inline form)
+    cplusplus: list[dict] = field(default_factory=list)  # NVIDIA's C++ templates and overloads (generator/cplusplus.py)
 
 
 @dataclass
@@ -160,6 +161,7 @@ def build(config: Config, irs: list[dict]) -> Model:
                 ModuleModel(module, ir["unit"], ir["header_version"], functions, groups, includes, ir["standard_headers"],
                             _helpers(ir, unit, module))
             )
+            modules[-1].cplusplus = _cplusplus(ir, unit, module)
 
     enum_index = _type_index(irs)
     libraries = []
@@ -244,6 +246,19 @@ def _helpers(ir: dict, unit, module) -> list[dict]:
             "body": _join([rename.get(t, t) for t in body]),
         })
     return helpers
+
+
+def _cplusplus(ir: dict, unit, module) -> list[dict]:
+    """NVIDIA's C++ definitions of this module (cplusplus.module_definitions), calling cubind's wrappers."""
+    publics = frozenset(f["name"] for f in ir["functions"])
+    rename = {}
+    for f in ir["functions"]:
+        rename[f["name"]] = rename[f["symbol"]] = f["cubind_name"]
+
+    def name_of(owner, name: str) -> str:
+        return cubind_name(owner.name, name, owner.prefix, owner.exceptions, publics)
+
+    return cplusplus.module_definitions(ir, unit, module, rename, name_of, _join)
 
 
 def _join(tokens: list[str]) -> str:
