@@ -31,12 +31,25 @@ def _tokens(tu: ci.TranslationUnit, extent: ci.SourceRange) -> list[tuple[ci.Tok
     return [(kind, spelling) for kind, spelling in clang_ext.spelled_tokens(tu, extent) if kind != TK.COMMENT]
 
 
-def _default_expression(param: ci.Cursor) -> ci.Cursor | None:
-    """The default argument of a parameter of a C++ parse: its last expression child (an array
-    parameter's first is its size)."""
-    expressions = [c for c in clang_ext.children(param) if c.kind.is_expression()]
-    if param.type.kind in _ARRAYS:
-        expressions = expressions[1:]
+def _array_sizes(t: ci.Type) -> int:
+    """How many array sizes a parameter's declared type spells (`m[][3]`: 1, `x[3]`: 1): the
+    parameter cursor's first expression children, before any default argument."""
+    count = 0
+    for _ in range(16):
+        t = t.get_canonical()
+        if t.kind in _ARRAYS:
+            count += t.kind != ci.TypeKind.INCOMPLETEARRAY
+            t = t.element_type
+        elif t.kind == ci.TypeKind.POINTER:
+            t = t.get_pointee()
+        else:
+            break
+    return count
+
+
+def default_expression(param: ci.Cursor) -> ci.Cursor | None:
+    """The default argument of a parameter of a C++ parse: an expression child after its array sizes."""
+    expressions = [c for c in clang_ext.children(param) if c.kind.is_expression()][_array_sizes(param.type):]
     return expressions[-1] if expressions else None
 
 
@@ -71,7 +84,7 @@ def add_defaults(cxx: Parsed, own: set[str], functions: list[dict], known: set[s
         if len(arguments) != len(function["params"]):
             continue
         for param, argument in zip(function["params"], arguments):
-            expression = _default_expression(argument)
+            expression = default_expression(argument)
             if expression is not None:
                 param["default"] = _spell_default(cxx, argument, expression, known)
 
@@ -251,13 +264,15 @@ def module_definitions(ir: dict, unit, module, rename: dict[str, str], name_of, 
         out: list[str] = []
         for i, t in enumerate(tokens):
             t = names.get(t, t) if not (i and tokens[i - 1] in (".", "->")) else t
-            if out and out[-1] == "::" and (i < 2 or not tokens[i - 2][:1].isalnum()):
-                out[-1] += t  # a global name: `::cubind_runtime_malloc(...)`
-            elif out and out[-1] == "*" and t == "*":
+            if out and out[-1] == "*" and t == "*":
                 out[-1] = "**"
             else:
                 out.append(t)
         return out
+
+    def text(spelled: str) -> str:
+        return spelled.replace(":: ", "::").replace("< ", "<").replace(" >", ">").replace(" (", "(") \
+            if spelled.startswith("template") else spelled.replace(":: ", "::").replace("::(", "::")
 
     found = []
     for entry in entries:
@@ -269,11 +284,11 @@ def module_definitions(ir: dict, unit, module, rename: dict[str, str], name_of, 
             "header": entry["header"],
             "line": entry["line"],
             "kind": entry["kind"],
-            "head": " ".join(entry["head"]).replace("< ", "<").replace(" >", ">"),
+            "head": text(_join(entry["head"])),
             "returns": _join(entry["returns"]),
             "template_args": " ".join(entry["template_args"]).replace("< ", "<").replace(" >", ">")
                              if entry["kind"] == "specialization" else "",
-            "params": ", ".join(_join(renamed(p)) for p in entry["params"]) or "void",
-            "body": join(renamed(entry["body"])),
+            "params": ", ".join(text(_join(renamed(p))) for p in entry["params"]) or "void",
+            "body": text(join(renamed(entry["body"]))),
         })
     return found

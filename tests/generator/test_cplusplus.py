@@ -23,13 +23,21 @@ ARGS = ["-x", "c++", "-std=c++17"]
 
 
 def _defaulted(cursor: ci.Cursor) -> set[int]:
-    """Indexes of the parameters of a C++ function declaration that have a default argument."""
+    """Indexes of the parameters of a C++ function declaration that have a default argument: an
+    expression child after the sizes of its array type."""
     found = set()
     for i, arg in enumerate(cursor.get_arguments()):
-        expressions = [c for c in arg.get_children() if c.kind.is_expression()]
-        if arg.type.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY):
-            expressions = expressions[1:]
-        if expressions:
+        sizes, t = 0, arg.type
+        while True:
+            t = t.get_canonical()
+            if t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.VARIABLEARRAY, ci.TypeKind.INCOMPLETEARRAY):
+                sizes += t.kind != ci.TypeKind.INCOMPLETEARRAY
+                t = t.element_type
+            elif t.kind == ci.TypeKind.POINTER:
+                t = t.get_pointee()
+            else:
+                break
+        if [c for c in arg.get_children() if c.kind.is_expression()][sizes:]:
             found.add(i)
     return found
 

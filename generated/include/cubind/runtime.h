@@ -8093,7 +8093,7 @@ inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelForma
 template <class T>
 static inline cudaError_t (cubind_runtime_launch_kernel)(T *func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem = 0, cudaStream_t stream = 0)
 {
-    return :: cubind_runtime_launch_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
+    return ::cubind_runtime_launch_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
 }
 #if defined(cubind_runtime_launch_kernel)
 
@@ -8103,7 +8103,7 @@ static inline cudaError_t (cubind_runtime_launch_kernel)(T *func, dim3 gridDim, 
 template <class T>
 static inline cudaError_t (cubind_runtime_launch_kernel_inline)(T *func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem = 0, cudaStream_t stream = 0)
 {
-    return :: cubind_runtime_launch_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
+    return ::cubind_runtime_launch_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
 }
 
 #endif
@@ -8118,7 +8118,7 @@ static inline cudaError_t (cubind_runtime_launch_kernel_ex)(const cudaLaunchConf
         & args ...
     }
     ;
-    return :: cubind_runtime_launch_kernel_ex_c(config, (const void *) kernel, pArgs);
+    return ::cubind_runtime_launch_kernel_ex_c(config, (const void *) kernel, pArgs);
 }
 #if defined(cubind_runtime_launch_kernel_ex)
 
@@ -8132,7 +8132,7 @@ static inline cudaError_t (cubind_runtime_launch_kernel_ex_inline)(const cudaLau
         & args ...
     }
     ;
-    return :: cubind_runtime_launch_kernel_ex_c(config, (const void *) kernel, pArgs);
+    return ::cubind_runtime_launch_kernel_ex_c(config, (const void *) kernel, pArgs);
 }
 
 #endif
@@ -8143,7 +8143,7 @@ static inline cudaError_t (cubind_runtime_launch_kernel_ex_inline)(const cudaLau
 template <class T>
 static inline cudaError_t (cubind_runtime_launch_cooperative_kernel)(T *func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem = 0, cudaStream_t stream = 0)
 {
-    return :: cubind_runtime_launch_cooperative_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
+    return ::cubind_runtime_launch_cooperative_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
 }
 #if defined(cubind_runtime_launch_cooperative_kernel)
 
@@ -8153,7 +8153,7 @@ static inline cudaError_t (cubind_runtime_launch_cooperative_kernel)(T *func, di
 template <class T>
 static inline cudaError_t (cubind_runtime_launch_cooperative_kernel_inline)(T *func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem = 0, cudaStream_t stream = 0)
 {
-    return :: cubind_runtime_launch_cooperative_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
+    return ::cubind_runtime_launch_cooperative_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
 }
 
 #endif
@@ -8163,7 +8163,7 @@ static inline cudaError_t (cubind_runtime_launch_cooperative_kernel_inline)(T *f
  */
 static inline cudaError_t (cubind_runtime_event_create)(cudaEvent_t *event, unsigned int flags)
 {
-    return :: cubind_runtime_event_create_with_flags(event, flags);
+    return ::cubind_runtime_event_create_with_flags(event, flags);
 }
 #if defined(cubind_runtime_event_create)
 
@@ -8172,7 +8172,7 @@ static inline cudaError_t (cubind_runtime_event_create)(cudaEvent_t *event, unsi
  */
 static inline cudaError_t (cubind_runtime_event_create_inline)(cudaEvent_t *event, unsigned int flags)
 {
-    return :: cubind_runtime_event_create_with_flags(event, flags);
+    return ::cubind_runtime_event_create_with_flags(event, flags);
 }
 
 #endif
@@ -8185,7 +8185,7 @@ static inline cudaError_t (cubind_runtime_graph_instantiate)(cudaGraphExec_t *pG
     (void) pErrorNode;
     (void) pLogBuffer;
     (void) bufferSize;
-    return :: cubind_runtime_graph_instantiate(pGraphExec, graph, 0);
+    return ::cubind_runtime_graph_instantiate(pGraphExec, graph, 0);
 }
 #if defined(cubind_runtime_graph_instantiate)
 
@@ -8197,7 +8197,7 @@ static inline cudaError_t (cubind_runtime_graph_instantiate_inline)(cudaGraphExe
     (void) pErrorNode;
     (void) pLogBuffer;
     (void) bufferSize;
-    return :: cubind_runtime_graph_instantiate(pGraphExec, graph, 0);
+    return ::cubind_runtime_graph_instantiate(pGraphExec, graph, 0);
 }
 
 #endif
@@ -8207,7 +8207,7 @@ static inline cudaError_t (cubind_runtime_graph_instantiate_inline)(cudaGraphExe
  */
 static inline cudaError_t (cubind_runtime_malloc_host)(void ** ptr, size_t size, unsigned int flags)
 {
-    return :: cubind_runtime_host_alloc(ptr, size, flags);
+    return ::cubind_runtime_host_alloc(ptr, size, flags);
 }
 #if defined(cubind_runtime_malloc_host)
 
@@ -8216,7 +8216,7 @@ static inline cudaError_t (cubind_runtime_malloc_host)(void ** ptr, size_t size,
  */
 static inline cudaError_t (cubind_runtime_malloc_host_inline)(void ** ptr, size_t size, unsigned int flags)
 {
-    return :: cubind_runtime_host_alloc(ptr, size, flags);
+    return ::cubind_runtime_host_alloc(ptr, size, flags);
 }
 
 #endif
@@ -8227,7 +8227,7 @@ static inline cudaError_t (cubind_runtime_malloc_host_inline)(void ** ptr, size_
 template <class T>
 static inline cudaError_t (cubind_runtime_host_alloc)(T ** ptr, size_t size, unsigned int flags)
 {
-    return :: cubind_runtime_host_alloc((void **)(void *) ptr, size, flags);
+    return ::cubind_runtime_host_alloc((void **)(void *) ptr, size, flags);
 }
 #if defined(cubind_runtime_host_alloc)
 
@@ -8237,7 +8237,7 @@ static inline cudaError_t (cubind_runtime_host_alloc)(T ** ptr, size_t size, uns
 template <class T>
 static inline cudaError_t (cubind_runtime_host_alloc_inline)(T ** ptr, size_t size, unsigned int flags)
 {
-    return :: cubind_runtime_host_alloc((void **)(void *) ptr, size, flags);
+    return ::cubind_runtime_host_alloc((void **)(void *) ptr, size, flags);
 }
 
 #endif
@@ -8248,7 +8248,7 @@ static inline cudaError_t (cubind_runtime_host_alloc_inline)(T ** ptr, size_t si
 template <class T>
 static inline cudaError_t (cubind_runtime_host_get_device_pointer)(T ** pDevice, void *pHost, unsigned int flags)
 {
-    return :: cubind_runtime_host_get_device_pointer((void **)(void *) pDevice, pHost, flags);
+    return ::cubind_runtime_host_get_device_pointer((void **)(void *) pDevice, pHost, flags);
 }
 #if defined(cubind_runtime_host_get_device_pointer)
 
@@ -8258,7 +8258,7 @@ static inline cudaError_t (cubind_runtime_host_get_device_pointer)(T ** pDevice,
 template <class T>
 static inline cudaError_t (cubind_runtime_host_get_device_pointer_inline)(T ** pDevice, void *pHost, unsigned int flags)
 {
-    return :: cubind_runtime_host_get_device_pointer((void **)(void *) pDevice, pHost, flags);
+    return ::cubind_runtime_host_get_device_pointer((void **)(void *) pDevice, pHost, flags);
 }
 
 #endif
@@ -8269,7 +8269,7 @@ static inline cudaError_t (cubind_runtime_host_get_device_pointer_inline)(T ** p
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc_managed)(T ** devPtr, size_t size, unsigned int flags = 1)
 {
-    return :: cubind_runtime_malloc_managed((void **)(void *) devPtr, size, flags);
+    return ::cubind_runtime_malloc_managed((void **)(void *) devPtr, size, flags);
 }
 #if defined(cubind_runtime_malloc_managed)
 
@@ -8279,7 +8279,7 @@ static inline cudaError_t (cubind_runtime_malloc_managed)(T ** devPtr, size_t si
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc_managed_inline)(T ** devPtr, size_t size, unsigned int flags = 1)
 {
-    return :: cubind_runtime_malloc_managed((void **)(void *) devPtr, size, flags);
+    return ::cubind_runtime_malloc_managed((void **)(void *) devPtr, size, flags);
 }
 
 #endif
@@ -8290,7 +8290,7 @@ static inline cudaError_t (cubind_runtime_malloc_managed_inline)(T ** devPtr, si
 template <typename T>
 static inline cudaError_t (cubind_runtime_mem_prefetch_batch_async)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    return :: cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    return ::cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
 #if defined(cubind_runtime_mem_prefetch_batch_async)
 
@@ -8300,7 +8300,7 @@ static inline cudaError_t (cubind_runtime_mem_prefetch_batch_async)(T ** dptrs, 
 template <typename T>
 static inline cudaError_t (cubind_runtime_mem_prefetch_batch_async_inline)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    return :: cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    return ::cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
 
 #endif
@@ -8312,7 +8312,7 @@ template <typename T>
 static inline cudaError_t (cubind_runtime_mem_prefetch_batch_async)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation prefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     size_t prefetchLocIdxs = 0;
-    return :: cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
+    return ::cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
 }
 #if defined(cubind_runtime_mem_prefetch_batch_async)
 
@@ -8323,7 +8323,7 @@ template <typename T>
 static inline cudaError_t (cubind_runtime_mem_prefetch_batch_async_inline)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation prefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     size_t prefetchLocIdxs = 0;
-    return :: cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
+    return ::cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
 }
 
 #endif
@@ -8334,7 +8334,7 @@ static inline cudaError_t (cubind_runtime_mem_prefetch_batch_async_inline)(T ** 
 template <typename T>
 static inline cudaError_t (cubind_runtime_mem_discard_and_prefetch_batch_async)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    return :: cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    return ::cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
 #if defined(cubind_runtime_mem_discard_and_prefetch_batch_async)
 
@@ -8344,7 +8344,7 @@ static inline cudaError_t (cubind_runtime_mem_discard_and_prefetch_batch_async)(
 template <typename T>
 static inline cudaError_t (cubind_runtime_mem_discard_and_prefetch_batch_async_inline)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
-    return :: cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+    return ::cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
 
 #endif
@@ -8356,7 +8356,7 @@ template <typename T>
 static inline cudaError_t (cubind_runtime_mem_discard_and_prefetch_batch_async)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation prefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     size_t prefetchLocIdxs = 0;
-    return :: cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
+    return ::cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
 }
 #if defined(cubind_runtime_mem_discard_and_prefetch_batch_async)
 
@@ -8367,7 +8367,7 @@ template <typename T>
 static inline cudaError_t (cubind_runtime_mem_discard_and_prefetch_batch_async_inline)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation prefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     size_t prefetchLocIdxs = 0;
-    return :: cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
+    return ::cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
 }
 
 #endif
@@ -8378,7 +8378,7 @@ static inline cudaError_t (cubind_runtime_mem_discard_and_prefetch_batch_async_i
 template <class T>
 static inline cudaError_t (cubind_runtime_stream_attach_mem_async)(cudaStream_t stream, T *devPtr, size_t length = 0, unsigned int flags = 4)
 {
-    return :: cubind_runtime_stream_attach_mem_async(stream, (void *) devPtr, length, flags);
+    return ::cubind_runtime_stream_attach_mem_async(stream, (void *) devPtr, length, flags);
 }
 #if defined(cubind_runtime_stream_attach_mem_async)
 
@@ -8388,7 +8388,7 @@ static inline cudaError_t (cubind_runtime_stream_attach_mem_async)(cudaStream_t 
 template <class T>
 static inline cudaError_t (cubind_runtime_stream_attach_mem_async_inline)(cudaStream_t stream, T *devPtr, size_t length = 0, unsigned int flags = 4)
 {
-    return :: cubind_runtime_stream_attach_mem_async(stream, (void *) devPtr, length, flags);
+    return ::cubind_runtime_stream_attach_mem_async(stream, (void *) devPtr, length, flags);
 }
 
 #endif
@@ -8399,7 +8399,7 @@ static inline cudaError_t (cubind_runtime_stream_attach_mem_async_inline)(cudaSt
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc)(T ** devPtr, size_t size)
 {
-    return :: cubind_runtime_malloc((void **)(void *) devPtr, size);
+    return ::cubind_runtime_malloc((void **)(void *) devPtr, size);
 }
 #if defined(cubind_runtime_malloc)
 
@@ -8409,7 +8409,7 @@ static inline cudaError_t (cubind_runtime_malloc)(T ** devPtr, size_t size)
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc_inline)(T ** devPtr, size_t size)
 {
-    return :: cubind_runtime_malloc((void **)(void *) devPtr, size);
+    return ::cubind_runtime_malloc((void **)(void *) devPtr, size);
 }
 
 #endif
@@ -8441,7 +8441,7 @@ static inline cudaError_t (cubind_runtime_malloc_host_inline)(T ** ptr, size_t s
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc_pitch)(T ** devPtr, size_t *pitch, size_t width, size_t height)
 {
-    return :: cubind_runtime_malloc_pitch((void **)(void *) devPtr, pitch, width, height);
+    return ::cubind_runtime_malloc_pitch((void **)(void *) devPtr, pitch, width, height);
 }
 #if defined(cubind_runtime_malloc_pitch)
 
@@ -8451,7 +8451,7 @@ static inline cudaError_t (cubind_runtime_malloc_pitch)(T ** devPtr, size_t *pit
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc_pitch_inline)(T ** devPtr, size_t *pitch, size_t width, size_t height)
 {
-    return :: cubind_runtime_malloc_pitch((void **)(void *) devPtr, pitch, width, height);
+    return ::cubind_runtime_malloc_pitch((void **)(void *) devPtr, pitch, width, height);
 }
 
 #endif
@@ -8461,7 +8461,7 @@ static inline cudaError_t (cubind_runtime_malloc_pitch_inline)(T ** devPtr, size
  */
 static inline cudaError_t (cubind_runtime_malloc_async)(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    return :: cubind_runtime_malloc_from_pool_async(ptr, size, memPool, stream);
+    return ::cubind_runtime_malloc_from_pool_async(ptr, size, memPool, stream);
 }
 #if defined(cubind_runtime_malloc_async)
 
@@ -8470,7 +8470,7 @@ static inline cudaError_t (cubind_runtime_malloc_async)(void ** ptr, size_t size
  */
 static inline cudaError_t (cubind_runtime_malloc_async_inline)(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    return :: cubind_runtime_malloc_from_pool_async(ptr, size, memPool, stream);
+    return ::cubind_runtime_malloc_from_pool_async(ptr, size, memPool, stream);
 }
 
 #endif
@@ -8481,7 +8481,7 @@ static inline cudaError_t (cubind_runtime_malloc_async_inline)(void ** ptr, size
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc_async)(T ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    return :: cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
+    return ::cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
 }
 #if defined(cubind_runtime_malloc_async)
 
@@ -8491,7 +8491,7 @@ static inline cudaError_t (cubind_runtime_malloc_async)(T ** ptr, size_t size, c
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc_async_inline)(T ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    return :: cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
+    return ::cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
 }
 
 #endif
@@ -8502,7 +8502,7 @@ static inline cudaError_t (cubind_runtime_malloc_async_inline)(T ** ptr, size_t 
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc_async)(T ** ptr, size_t size, cudaStream_t stream)
 {
-    return :: cubind_runtime_malloc_async((void **)(void *) ptr, size, stream);
+    return ::cubind_runtime_malloc_async((void **)(void *) ptr, size, stream);
 }
 #if defined(cubind_runtime_malloc_async)
 
@@ -8512,7 +8512,7 @@ static inline cudaError_t (cubind_runtime_malloc_async)(T ** ptr, size_t size, c
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc_async_inline)(T ** ptr, size_t size, cudaStream_t stream)
 {
-    return :: cubind_runtime_malloc_async((void **)(void *) ptr, size, stream);
+    return ::cubind_runtime_malloc_async((void **)(void *) ptr, size, stream);
 }
 
 #endif
@@ -8523,7 +8523,7 @@ static inline cudaError_t (cubind_runtime_malloc_async_inline)(T ** ptr, size_t 
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc_from_pool_async)(T ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    return :: cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
+    return ::cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
 }
 #if defined(cubind_runtime_malloc_from_pool_async)
 
@@ -8533,7 +8533,7 @@ static inline cudaError_t (cubind_runtime_malloc_from_pool_async)(T ** ptr, size
 template <class T>
 static inline cudaError_t (cubind_runtime_malloc_from_pool_async_inline)(T ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    return :: cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
+    return ::cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
 }
 
 #endif
@@ -8541,20 +8541,20 @@ static inline cudaError_t (cubind_runtime_malloc_from_pool_async_inline)(T ** pt
 /**
  * cubind_runtime_memcpy_batch_async - NVIDIA's C++ template cudaMemcpyBatchAsync (cuda_runtime.h:963), calling cubind's wrappers.
  */
-template <typename T , typename U>
+template <typename T, typename U>
 static inline cudaError_t (cubind_runtime_memcpy_batch_async)(T *const *dsts, U *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t hStream)
 {
-    return :: cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+    return ::cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, attrs, attrsIdxs, numAttrs, hStream);
 }
 #if defined(cubind_runtime_memcpy_batch_async)
 
 /**
  * cubind_runtime_memcpy_batch_async - NVIDIA's C++ template cudaMemcpyBatchAsync (cuda_runtime.h:963), calling cubind's wrappers.
  */
-template <typename T , typename U>
+template <typename T, typename U>
 static inline cudaError_t (cubind_runtime_memcpy_batch_async_inline)(T *const *dsts, U *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t hStream)
 {
-    return :: cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+    return ::cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, attrs, attrsIdxs, numAttrs, hStream);
 }
 
 #endif
@@ -8562,22 +8562,22 @@ static inline cudaError_t (cubind_runtime_memcpy_batch_async_inline)(T *const *d
 /**
  * cubind_runtime_memcpy_batch_async - NVIDIA's C++ template cudaMemcpyBatchAsync (cuda_runtime.h:983), calling cubind's wrappers.
  */
-template <typename T , typename U>
+template <typename T, typename U>
 static inline cudaError_t (cubind_runtime_memcpy_batch_async)(T *const *dsts, U *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes attr, cudaStream_t hStream)
 {
     size_t attrsIdxs = 0;
-    return :: cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, & attr, & attrsIdxs, 1, hStream);
+    return ::cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, & attr, & attrsIdxs, 1, hStream);
 }
 #if defined(cubind_runtime_memcpy_batch_async)
 
 /**
  * cubind_runtime_memcpy_batch_async - NVIDIA's C++ template cudaMemcpyBatchAsync (cuda_runtime.h:983), calling cubind's wrappers.
  */
-template <typename T , typename U>
+template <typename T, typename U>
 static inline cudaError_t (cubind_runtime_memcpy_batch_async_inline)(T *const *dsts, U *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes attr, cudaStream_t hStream)
 {
     size_t attrsIdxs = 0;
-    return :: cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, & attr, & attrsIdxs, 1, hStream);
+    return ::cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, & attr, & attrsIdxs, 1, hStream);
 }
 
 #endif
@@ -8588,7 +8588,7 @@ static inline cudaError_t (cubind_runtime_memcpy_batch_async_inline)(T *const *d
 template <class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multiprocessor)(int *numBlocks, T func, int blockSize, size_t dynamicSMemSize)
 {
-    return :: cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, 0);
+    return ::cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, 0);
 }
 #if defined(cubind_runtime_occupancy_max_active_blocks_per_multiprocessor)
 
@@ -8598,7 +8598,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multip
 template <class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_inline)(int *numBlocks, T func, int blockSize, size_t dynamicSMemSize)
 {
-    return :: cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, 0);
+    return ::cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, 0);
 }
 
 #endif
@@ -8609,7 +8609,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multip
 template <class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags)(int *numBlocks, T func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    return :: cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, flags);
+    return ::cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, flags);
 }
 #if defined(cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags)
 
@@ -8619,7 +8619,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multip
 template <class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags_inline)(int *numBlocks, T func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    return :: cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, flags);
+    return ::cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, flags);
 }
 
 #endif
@@ -8627,7 +8627,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multip
 /**
  * cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags - NVIDIA's C++ template cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags (cuda_runtime.h:1912), calling cubind's wrappers.
  */
-template <typename UnaryFunction , class T>
+template <typename UnaryFunction, class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags)(int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize, int blockSizeLimit = 0, unsigned int flags = 0)
 {
     cudaError_t status;
@@ -8652,7 +8652,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_var
     if (!minGridSize || !blockSize || !func) {
         return cudaErrorInvalidValue;
     }
-    status = ::cubind_runtime_get_device (& device);
+    status = ::cubind_runtime_get_device(& device);
     if (status != cudaSuccess) {
         return status;
     }
@@ -8720,7 +8720,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_var
 /**
  * cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags - NVIDIA's C++ template cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags (cuda_runtime.h:1912), calling cubind's wrappers.
  */
-template <typename UnaryFunction , class T>
+template <typename UnaryFunction, class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags_inline)(int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize, int blockSizeLimit = 0, unsigned int flags = 0)
 {
     cudaError_t status;
@@ -8745,7 +8745,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_var
     if (!minGridSize || !blockSize || !func) {
         return cudaErrorInvalidValue;
     }
-    status = ::cubind_runtime_get_device (& device);
+    status = ::cubind_runtime_get_device(& device);
     if (status != cudaSuccess) {
         return status;
     }
@@ -8814,7 +8814,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_var
 /**
  * cubind_runtime_occupancy_max_potential_block_size_variable_s_mem - NVIDIA's C++ template cudaOccupancyMaxPotentialBlockSizeVariableSMem (cuda_runtime.h:2108), calling cubind's wrappers.
  */
-template <typename UnaryFunction , class T>
+template <typename UnaryFunction, class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_variable_s_mem)(int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize, int blockSizeLimit = 0)
 {
     return cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, blockSizeLimit, 0);
@@ -8824,7 +8824,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_var
 /**
  * cubind_runtime_occupancy_max_potential_block_size_variable_s_mem - NVIDIA's C++ template cudaOccupancyMaxPotentialBlockSizeVariableSMem (cuda_runtime.h:2108), calling cubind's wrappers.
  */
-template <typename UnaryFunction , class T>
+template <typename UnaryFunction, class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_inline)(int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize, int blockSizeLimit = 0)
 {
     return cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, blockSizeLimit, 0);
@@ -8838,7 +8838,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_var
 template <class T>
 static inline cudaError_t (cubind_runtime_occupancy_available_dynamic_s_mem_per_block)(size_t *dynamicSmemSize, T *func, int numBlocks, int blockSize)
 {
-    return :: cubind_runtime_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, (const void *) func, numBlocks, blockSize);
+    return ::cubind_runtime_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, (const void *) func, numBlocks, blockSize);
 }
 #if defined(cubind_runtime_occupancy_available_dynamic_s_mem_per_block)
 
@@ -8848,7 +8848,7 @@ static inline cudaError_t (cubind_runtime_occupancy_available_dynamic_s_mem_per_
 template <class T>
 static inline cudaError_t (cubind_runtime_occupancy_available_dynamic_s_mem_per_block_inline)(size_t *dynamicSmemSize, T *func, int numBlocks, int blockSize)
 {
-    return :: cubind_runtime_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, (const void *) func, numBlocks, blockSize);
+    return ::cubind_runtime_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, (const void *) func, numBlocks, blockSize);
 }
 
 #endif
@@ -8859,7 +8859,7 @@ static inline cudaError_t (cubind_runtime_occupancy_available_dynamic_s_mem_per_
 template <class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_potential_cluster_size)(int *clusterSize, T *func, const cudaLaunchConfig_t *config)
 {
-    return :: cubind_runtime_occupancy_max_potential_cluster_size(clusterSize, (const void *) func, config);
+    return ::cubind_runtime_occupancy_max_potential_cluster_size(clusterSize, (const void *) func, config);
 }
 #if defined(cubind_runtime_occupancy_max_potential_cluster_size)
 
@@ -8869,7 +8869,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_potential_cluster_size)(
 template <class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_potential_cluster_size_inline)(int *clusterSize, T *func, const cudaLaunchConfig_t *config)
 {
-    return :: cubind_runtime_occupancy_max_potential_cluster_size(clusterSize, (const void *) func, config);
+    return ::cubind_runtime_occupancy_max_potential_cluster_size(clusterSize, (const void *) func, config);
 }
 
 #endif
@@ -8880,7 +8880,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_potential_cluster_size_i
 template <class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_active_clusters)(int *numClusters, T *func, const cudaLaunchConfig_t *config)
 {
-    return :: cubind_runtime_occupancy_max_active_clusters(numClusters, (const void *) func, config);
+    return ::cubind_runtime_occupancy_max_active_clusters(numClusters, (const void *) func, config);
 }
 #if defined(cubind_runtime_occupancy_max_active_clusters)
 
@@ -8890,7 +8890,7 @@ static inline cudaError_t (cubind_runtime_occupancy_max_active_clusters)(int *nu
 template <class T>
 static inline cudaError_t (cubind_runtime_occupancy_max_active_clusters_inline)(int *numClusters, T *func, const cudaLaunchConfig_t *config)
 {
-    return :: cubind_runtime_occupancy_max_active_clusters(numClusters, (const void *) func, config);
+    return ::cubind_runtime_occupancy_max_active_clusters(numClusters, (const void *) func, config);
 }
 
 #endif
