@@ -1,7 +1,7 @@
 // tests/cplusplus/nvidia_style.cpp - a C++ program in NVIDIA's usual style, written for
 // cuda_runtime.h with NVIDIA's names replaced by cubind's and nothing else: default stream
-// arguments left out, typed allocations without casts, a channel description by type, occupancy
-// and launches through the templates (make test-cplusplus, against the mocks: the recorder says
+// arguments left out, typed allocations without casts, a stream captured into a graph, a channel
+// description by type, occupancy and launches through the templates (make test-cplusplus, against the mocks: the recorder says
 // which NVIDIA function each call reached, so a template that bypassed cubind would show).
 #include <cstdio>
 #include <cstring>
@@ -64,6 +64,23 @@ int main()
     check("memcpy async, default stream", cubind_runtime_memcpy_async(device, host, n * sizeof(float),
                                                                       cudaMemcpyHostToDevice));
     reached("memcpy async", "cudaMemcpyAsync");
+
+    // A graph captured from a stream: default streams and out-parameters left out.
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    check("begin capture", cubind_runtime_stream_begin_capture(stream, cudaStreamCaptureModeGlobal));
+    check("memset async, default stream", cubind_runtime_memset_async(device, 0, n * sizeof(float)));
+    reached("memset async", "cudaMemsetAsync");
+    check("capture info, default out-parameters", cubind_runtime_stream_get_capture_info(stream, &capture));
+    reached("capture info", "cudaStreamGetCaptureInfo");
+    check("end capture", cubind_runtime_stream_end_capture(stream, &graph));
+    check("graph instantiate, default flags", cubind_runtime_graph_instantiate(&exec, graph));
+    reached("graph instantiate", "cudaGraphInstantiate");
+    check("graph instantiate (NVIDIA's C++ overload with a log buffer)",
+          cubind_runtime_graph_instantiate(&exec, graph, nullptr, nullptr, 0));
+    reached("graph instantiate with a log buffer", "cudaGraphInstantiate");
+    check("graph launch", cubind_runtime_graph_launch(exec, stream));
 
     // The mock returns a zeroed description: what matters is that the templates reached it.
     cudaChannelFormatDesc desc = cubind_runtime_create_channel_desc<float>();
