@@ -198,7 +198,7 @@ def _definition(parsed: Parsed, cursor: ci.Cursor, tokens: list, macro_names: di
         return "declared, not defined, here"
     body = _tokens(parsed.tu, body_cursor.extent)
     if any(s == "#" for _, s in body):
-        return "its body holds preprocessor directives"
+        body = _with_directives(body_cursor)
     # the declarator: the name, template arguments of a specialization, then the parameters
     name_at = next((i for i in range(start, len(tokens)) if tokens[i][1] == cursor.spelling
                     and i + 1 < len(tokens) and tokens[i + 1][1] in ("(", "<")), None)
@@ -227,6 +227,47 @@ def _definition(parsed: Parsed, cursor: ci.Cursor, tokens: list, macro_names: di
         "body": body,
         "locals": locals_,
     }
+
+
+def _lines(body: str) -> str:
+    """A body as lines: a directive's own line (_with_directives) keeps the indentation of the
+    code around it off, the code after it gets the indentation of the code before it."""
+    lines: list[str] = []
+    indent = "    "
+    for line in body.split("\n"):
+        if not line.strip():
+            continue
+        if line.startswith("#"):
+            lines.append(line.rstrip())
+            continue
+        if line.startswith(" ") and not line.startswith("    "):
+            line = indent + line.strip()
+        indent = line[: len(line) - len(line.lstrip())] or indent
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _with_directives(body: ci.Cursor) -> list:
+    """A body's tokens with each preprocessor directive in it as one token of its own line
+    (`#if defined(_CHAR_UNSIGNED)`): written as NVIDIA wrote it, its names not checked."""
+    found: list = []
+    directive: list[str] = []
+    line = -1
+    for token in body.get_tokens():
+        if token.kind == TK.COMMENT:
+            continue
+        at = token.location.line
+        if directive and at != line:
+            found.append((TK.PUNCTUATION, "\n#" + _join(directive[1:]) + "\n"))
+            directive = []
+        if token.spelling == "#" and at != line:
+            directive = ["#"]
+        elif directive:
+            directive.append(token.spelling)
+        else:
+            found.append((token.kind, token.spelling))
+        line = at
+    return found
 
 
 def _unknown(entry: dict, available: set[str], values: dict[str, int]) -> list[str]:
@@ -289,6 +330,6 @@ def module_definitions(ir: dict, unit, module, rename: dict[str, str], name_of, 
             "template_args": " ".join(entry["template_args"]).replace("< ", "<").replace(" >", ">")
                              if entry["kind"] == "specialization" else "",
             "params": ", ".join(text(_join(renamed(p))) for p in entry["params"]) or "void",
-            "body": text(join(renamed(entry["body"]))),
+            "body": _lines(text(join(renamed(entry["body"])))),
         })
     return found

@@ -85,9 +85,12 @@ int main()
     // The mock returns a zeroed description: what matters is that the templates reached it.
     cudaChannelFormatDesc desc = cubind_runtime_create_channel_desc<float>();
     reached("channel desc<float>", "cudaCreateChannelDesc");
+    cudaChannelFormatDesc bytes = cubind_runtime_create_channel_desc<char>();
+    reached("channel desc<char>", "cudaCreateChannelDesc");
     cudaChannelFormatDesc half = cubind_runtime_create_channel_desc_half();
     reached("channel desc half", "cudaCreateChannelDesc");
     (void)desc;
+    (void)bytes;
     (void)half;
 
     int blocks = 0;

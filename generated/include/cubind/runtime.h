@@ -7615,7 +7615,7 @@ static inline cudaError_t (cubind_runtime_get_driver_entry_point_by_version_inli
 #endif
 CUBIND_EXTERN_C_END
 
-/* NVIDIA's C++ templates, overloads and specializations (72), outside extern "C": they
+/* NVIDIA's C++ templates, overloads and specializations (73), outside extern "C": they
  * overload. Under CUBIND_INLINE each also has its _inline name, which the wrapper's macro calls. */
 
 /**
@@ -7722,6 +7722,20 @@ static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_half4_in
 }
 
 #endif
+
+/**
+ * cubind_runtime_create_channel_desc<char> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:153), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<char>(void)
+{
+    int e = (int) sizeof(char) * 8;
+#if defined(_CHAR_UNSIGNED) || defined(__CHAR_UNSIGNED__)
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindUnsigned);
+#else
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindSigned);
+#endif
+}
 
 /**
  * cubind_runtime_create_channel_desc<signed char> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:164), calling cubind's wrappers.
