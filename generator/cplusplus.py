@@ -14,6 +14,7 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from . import clang_ext, macros
+from .ctext import spaced as _join
 from .tu import IncludeDirs, Parsed, parse
 
 CK = ci.CursorKind
@@ -102,11 +103,6 @@ def _spell_default(cxx: Parsed, argument: ci.Cursor, expression: ci.Cursor, know
         raise ValueError(f"{argument.location.file}:{argument.location.line}: the default argument of "
                          f"{argument.spelling} is neither spelled with names cubind declares nor an integer")
     return str(value)
-
-
-def _join(tokens: list[str]) -> str:
-    from .ctext import spaced
-    return spaced(tokens)
 
 
 # ---- definitions ------------------------------------------------------------------------------
@@ -215,7 +211,8 @@ def _definition(parsed: Parsed, cursor: ci.Cursor, tokens: list, macro_names: di
                 after = i + 1
                 break
     params = [_tokens(parsed.tu, p.extent) for p in clang_ext.children(cursor) if p.kind == CK.PARM_DECL]
-    returns = [t for t in tokens[start:name_at] if t[1] not in _STORAGE and not (t[0] == TK.IDENTIFIER and t[1] in macro_names)]
+    returns = [t for t in tokens[start:name_at]
+               if t[1] not in _STORAGE and not (t[0] == TK.IDENTIFIER and t[1] in macro_names)]
     locals_ = {c.spelling for c in cursor.walk_preorder() if c.kind.is_declaration() and c.spelling}
     return {
         "kind": "template" if cursor.kind == CK.FUNCTION_TEMPLATE else

@@ -92,7 +92,8 @@ def test_default_arguments_and_definitions_are_cubinds(ir_path):
     for module, count in wanted.items():
         if module not in cubind:
             cubind[module] = _cubind_declarations(module)
-        assert cubind[module][1] >= count, f"{module}: {count} templates in the IR, {cubind[module][1]} in cubind/{module}.h"
+        assert cubind[module][1] >= count, \
+            f"{module}: {count} templates in the IR, {cubind[module][1]} in cubind/{module}.h"
 
 
 def test_the_runtime_has_what_nvidia_gives():
