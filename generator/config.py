@@ -47,6 +47,9 @@ class Unit:
     # the configured release whose headers hold this unit's (their include dir is searched after
     # `include_dirs` and before the toolkit's): NVML's nvml.h, which the 13.0 toolkit lacks
     headers_release: str | None = None
+    # headers a C++ program takes besides the unit's (cuda_runtime.h): their templates, overloads
+    # and C++-only inline helpers are repeated on cubind's wrappers (generator/cplusplus.py)
+    cplusplus_headers: tuple[str, ...] = ()
 
     def exclusion(self, name: str) -> Exclusion | None:
         """The configured exclusion that matches a function name, or None."""
@@ -292,6 +295,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             exclude=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("exclude", ())),
             caller_storage=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("caller_storage", ())),
             headers_release=u.get("headers_release"),
+            cplusplus_headers=tuple(u.get("cplusplus_headers", ())),
             modules=tuple(
                 Module(
                     m["name"],

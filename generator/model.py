@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import api, header_closure, release_calls
+from . import api, cplusplus, header_closure, release_calls
 from .config import Config, Library, Module
 from .ctext import spaced
 from .names import check_names, cubind_name
@@ -41,6 +41,7 @@ class ModuleModel:
     shared_includes: list[str] = field(default_factory=list)
     system_includes: list[str] = field(default_factory=list)
     counterpart: list[str] = field(default_factory=list)  # NVIDIA's headers a program includes instead
+    cplusplus: list[dict] = field(default_factory=list)  # NVIDIA's C++ templates and overloads (generator/cplusplus.py)
 
 
 @dataclass
@@ -221,6 +222,7 @@ def build(config: Config, irs: list[dict]) -> Model:
                             system_includes=header_closure.system_headers(graph, reached),
                             counterpart=counterpart)
             )
+            modules[-1].cplusplus = _cplusplus(ir, unit, module)
 
     enum_index = _type_index(irs)
     libraries = []
@@ -331,6 +333,19 @@ def _helpers(ir: dict, unit, module) -> list[dict]:
             "body": _join([rename.get(t, t) for t in body]),
         })
     return helpers
+
+
+def _cplusplus(ir: dict, unit, module) -> list[dict]:
+    """NVIDIA's C++ definitions of this module (cplusplus.module_definitions), calling cubind's wrappers."""
+    publics = frozenset(f["name"] for f in ir["functions"])
+    rename = {}
+    for f in ir["functions"]:
+        rename[f["name"]] = rename[f["symbol"]] = f["cubind_name"]
+
+    def name_of(owner, name: str) -> str:
+        return cubind_name(owner.name, name, owner.prefix, owner.exceptions, publics)
+
+    return cplusplus.module_definitions(ir, unit, module, rename, name_of, _join)
 
 
 def _join(tokens: list[str]) -> str:

@@ -6,7 +6,7 @@ import functools
 
 import clang.cindex as ci
 
-from . import VERSION, clang_ext, header_constants, layout, macros
+from . import VERSION, clang_ext, cplusplus, header_constants, layout, macros
 from .config import Config, Unit
 from .declarators import category, decay, declare
 from .names import cubind_name
@@ -239,6 +239,14 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         raise IRError(f"unit {unit.name}: version macros {', '.join(missing)} are not defined")
     header_version = ".".join(str(version_values[m]) for m in unit.version_macros) or cuda_version
 
+    # What NVIDIA's headers give C++ programs: default arguments, templates and overloads.
+    known = cplusplus.declared_names(functions, types, [*constants, *literal_constants])
+    cplusplus.add_defaults(cxx, own, functions, known)
+    cxx_definitions: dict = {"definitions": [], "left_out": []}
+    if unit.cplusplus_headers or any(cxx.header_of(t) in own for t in cxx.declarations(CK.FUNCTION_TEMPLATE)):
+        cxx_definitions = cplusplus.definitions(include_dirs, headers, own, list(unit.cplusplus_headers),
+                                                list(config.cxx_args), known)
+
     return {
         "ir_version": IR_VERSION,
         "generator_version": VERSION,
@@ -255,6 +263,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         "includes": header_constants.includes(c),
         "guards": guards,
         "standard_headers": sorted(selector.standard_headers),
+        "cplusplus": cxx_definitions,
         ABI_KEY: {"functions": abi, "records": layouts.records},
     }
 

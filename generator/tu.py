@@ -106,9 +106,10 @@ def find_header(include_dirs: IncludeDirs, header: str) -> Path | None:
 
 
 def parse(include_dirs: IncludeDirs, headers: list[str], args: list[str], extra_source: str = "",
-          name: str = "cubind", macros: bool = True) -> Parsed:
+          name: str = "cubind", macros: bool = True, bodies: bool = False) -> Parsed:
     """Parse `#include <h>` for each header (then `extra_source`) as one translation unit;
-    `macros`: with its macro definitions and expansions as cursors (a slower parse and walk)."""
+    `macros`: with its macro definitions and expansions as cursors (a slower parse and walk);
+    `bodies`: with function bodies (what an inline definition declares and names inside)."""
     for directory in include_dirs:
         if not directory.is_dir():
             raise ParseError(f"include directory {directory} does not exist")
@@ -122,7 +123,8 @@ def parse(include_dirs: IncludeDirs, headers: list[str], args: list[str], extra_
     includes = [f"-I{d}" for d in include_dirs]
     try:
         tu = index.parse(source_name, args=[*args, *includes], unsaved_files=[(source_name, source)],
-                         options=_OPTIONS | (_MACROS if macros else 0))
+                         options=(_OPTIONS if not bodies else _OPTIONS & ~ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
+                         | (_MACROS if macros else 0))
     except ci.TranslationUnitLoadError as exc:
         raise ParseError(f"libclang could not parse {', '.join(headers)}: {exc}") from exc
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error and not _in_main_file(d, source_name)]

@@ -62,6 +62,7 @@ RESULTS = $(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) --target $@ $(
 include tests/faults.mk
 # Embedding: subsets, the amalgamation, the CMake subdirectory, two copies in one process.
 include tests/embed/embed.mk
+include tests/cplusplus/cplusplus.mk
 
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
@@ -84,7 +85,7 @@ test: deps
 test-generator: deps-generator deps-test
 	$(RESULTS) run tests/generator pytest -- $(PYTHON) -m pytest -q tests/generator
 
-test-c: test-passthrough test-loader test-trace test-unload test-real test-probe test-machine test-examples \
+test-c: test-passthrough test-cplusplus test-loader test-trace test-unload test-real test-probe test-machine test-examples \
         $(if $(SAN),test-copies-c,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
         test-bench-build test-census test-dropin)
 

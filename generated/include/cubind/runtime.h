@@ -7559,4 +7559,1397 @@ static inline cudaError_t cubind_runtime_profiler_stop_inline(void)
 
 CUBIND_EXTERN_C_END
 
+#if defined(__cplusplus)
+/* NVIDIA's default arguments (42 functions): C++ redeclarations that add them. */
+CUBIND_EXTERN_C_BEGIN
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+cudaError_t (cubind_runtime_stream_wait_event)(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+cudaError_t (cubind_runtime_stream_attach_mem_async)(cudaStream_t stream, void *devPtr, size_t length = 0, unsigned int flags = cudaMemAttachSingle);
+cudaError_t (cubind_runtime_stream_get_capture_info)(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out = 0, cudaGraph_t *graph_out = 0, const cudaGraphNode_t **dependencies_out = 0, const cudaGraphEdgeData **edgeData_out = 0, size_t *numDependencies_out = 0);
+cudaError_t (cubind_runtime_stream_update_capture_dependencies)(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags = 0);
+cudaError_t (cubind_runtime_event_record)(cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_event_record_with_flags)(cudaEvent_t event, cudaStream_t stream = 0, unsigned int flags = 0);
+cudaError_t (cubind_runtime_signal_external_semaphores_async)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_wait_external_semaphores_async)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_malloc_managed)(void **devPtr, size_t size, unsigned int flags = cudaMemAttachGlobal);
+cudaError_t (cubind_runtime_malloc_array)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height = 0, unsigned int flags = 0);
+cudaError_t (cubind_runtime_malloc3_d_array)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags = 0);
+cudaError_t (cubind_runtime_malloc_mipmapped_array)(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags = 0);
+cudaError_t (cubind_runtime_memcpy3_d_async)(const struct cudaMemcpy3DParms *p, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memcpy3_d_peer_async)(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memcpy2_d_array_to_array)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind = cudaMemcpyDeviceToDevice);
+cudaError_t (cubind_runtime_memcpy_to_symbol)(const void *symbol, const void *src, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+cudaError_t (cubind_runtime_memcpy_from_symbol)(void *dst, const void *symbol, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost);
+cudaError_t (cubind_runtime_memcpy_async)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memcpy_peer_async)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memcpy2_d_async)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memcpy2_d_to_array_async)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memcpy2_d_from_array_async)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memcpy_to_symbol_async)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memcpy_from_symbol_async)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memset_async)(void *devPtr, int value, size_t count, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memset2_d_async)(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memset3_d_async)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_mem_prefetch_async)(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memcpy_array_to_array)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind = cudaMemcpyDeviceToDevice);
+cudaError_t (cubind_runtime_memcpy_to_array_async)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_memcpy_from_array_async)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_graphics_map_resources)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_graphics_unmap_resources)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream = 0);
+cudaError_t (cubind_runtime_graph_instantiate)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags = 0);
+cudaError_t (cubind_runtime_graph_instantiate_with_flags)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags = 0);
+cudaError_t (cubind_runtime_user_object_retain)(cudaUserObject_t object, unsigned int count = 1);
+cudaError_t (cubind_runtime_user_object_release)(cudaUserObject_t object, unsigned int count = 1);
+cudaError_t (cubind_runtime_graph_retain_user_object)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count = 1, unsigned int flags = 0);
+cudaError_t (cubind_runtime_graph_release_user_object)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count = 1);
+cudaError_t (cubind_runtime_graph_conditional_handle_create)(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue = 0, unsigned int flags = 0);
+cudaError_t (cubind_runtime_get_driver_entry_point)(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus = NULL);
+cudaError_t (cubind_runtime_get_driver_entry_point_by_version)(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus = NULL);
+#if defined(CUBIND_INLINE)
+static inline cudaError_t (cubind_runtime_stream_wait_event_inline)(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+static inline cudaError_t (cubind_runtime_stream_attach_mem_async_inline)(cudaStream_t stream, void *devPtr, size_t length = 0, unsigned int flags = cudaMemAttachSingle);
+static inline cudaError_t (cubind_runtime_stream_get_capture_info_inline)(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out = 0, cudaGraph_t *graph_out = 0, const cudaGraphNode_t **dependencies_out = 0, const cudaGraphEdgeData **edgeData_out = 0, size_t *numDependencies_out = 0);
+static inline cudaError_t (cubind_runtime_stream_update_capture_dependencies_inline)(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags = 0);
+static inline cudaError_t (cubind_runtime_event_record_inline)(cudaEvent_t event, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_event_record_with_flags_inline)(cudaEvent_t event, cudaStream_t stream = 0, unsigned int flags = 0);
+static inline cudaError_t (cubind_runtime_signal_external_semaphores_async_inline)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_wait_external_semaphores_async_inline)(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_malloc_managed_inline)(void **devPtr, size_t size, unsigned int flags = cudaMemAttachGlobal);
+static inline cudaError_t (cubind_runtime_malloc_array_inline)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height = 0, unsigned int flags = 0);
+static inline cudaError_t (cubind_runtime_malloc3_d_array_inline)(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags = 0);
+static inline cudaError_t (cubind_runtime_malloc_mipmapped_array_inline)(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags = 0);
+static inline cudaError_t (cubind_runtime_memcpy3_d_async_inline)(const struct cudaMemcpy3DParms *p, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memcpy3_d_peer_async_inline)(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memcpy2_d_array_to_array_inline)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind = cudaMemcpyDeviceToDevice);
+static inline cudaError_t (cubind_runtime_memcpy_to_symbol_inline)(const void *symbol, const void *src, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+static inline cudaError_t (cubind_runtime_memcpy_from_symbol_inline)(void *dst, const void *symbol, size_t count, size_t offset = 0, enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost);
+static inline cudaError_t (cubind_runtime_memcpy_async_inline)(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memcpy_peer_async_inline)(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memcpy2_d_async_inline)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memcpy2_d_to_array_async_inline)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memcpy2_d_from_array_async_inline)(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memcpy_to_symbol_async_inline)(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memcpy_from_symbol_async_inline)(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memset_async_inline)(void *devPtr, int value, size_t count, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memset2_d_async_inline)(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memset3_d_async_inline)(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_mem_prefetch_async_inline)(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memcpy_array_to_array_inline)(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind = cudaMemcpyDeviceToDevice);
+static inline cudaError_t (cubind_runtime_memcpy_to_array_async_inline)(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_memcpy_from_array_async_inline)(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_graphics_map_resources_inline)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_graphics_unmap_resources_inline)(int count, cudaGraphicsResource_t *resources, cudaStream_t stream = 0);
+static inline cudaError_t (cubind_runtime_graph_instantiate_inline)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags = 0);
+static inline cudaError_t (cubind_runtime_graph_instantiate_with_flags_inline)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags = 0);
+static inline cudaError_t (cubind_runtime_user_object_retain_inline)(cudaUserObject_t object, unsigned int count = 1);
+static inline cudaError_t (cubind_runtime_user_object_release_inline)(cudaUserObject_t object, unsigned int count = 1);
+static inline cudaError_t (cubind_runtime_graph_retain_user_object_inline)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count = 1, unsigned int flags = 0);
+static inline cudaError_t (cubind_runtime_graph_release_user_object_inline)(cudaGraph_t graph, cudaUserObject_t object, unsigned int count = 1);
+static inline cudaError_t (cubind_runtime_graph_conditional_handle_create_inline)(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue = 0, unsigned int flags = 0);
+static inline cudaError_t (cubind_runtime_get_driver_entry_point_inline)(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus = NULL);
+static inline cudaError_t (cubind_runtime_get_driver_entry_point_by_version_inline)(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus = NULL);
+#endif /* CUBIND_INLINE */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+CUBIND_EXTERN_C_END
+
+/* NVIDIA's C++ templates, overloads and specializations (73), outside extern "C": they
+ * overload. Under CUBIND_INLINE each also has its _inline name, which the wrapper's macro calls. */
+
+/**
+ * cubind_runtime_create_channel_desc - NVIDIA's C++ template cudaCreateChannelDesc (channel_descriptor.h:120), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc)(void)
+{
+    return cubind_runtime_create_channel_desc(0, 0, 0, 0, cudaChannelFormatKindNone);
+}
+#if defined(cubind_runtime_create_channel_desc)
+
+/**
+ * cubind_runtime_create_channel_desc - NVIDIA's C++ template cudaCreateChannelDesc (channel_descriptor.h:120), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_inline)(void)
+{
+    return cubind_runtime_create_channel_desc(0, 0, 0, 0, cudaChannelFormatKindNone);
+}
+
+#endif
+
+/**
+ * cubind_runtime_create_channel_desc_half - NVIDIA's C++ overload cudaCreateChannelDescHalf (channel_descriptor.h:125), calling cubind's wrappers.
+ */
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_half)(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindFloat);
+}
+#if defined(cubind_runtime_create_channel_desc_half)
+
+/**
+ * cubind_runtime_create_channel_desc_half - NVIDIA's C++ overload cudaCreateChannelDescHalf (channel_descriptor.h:125), calling cubind's wrappers.
+ */
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_half_inline)(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindFloat);
+}
+
+#endif
+
+/**
+ * cubind_runtime_create_channel_desc_half1 - NVIDIA's C++ overload cudaCreateChannelDescHalf1 (channel_descriptor.h:132), calling cubind's wrappers.
+ */
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_half1)(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindFloat);
+}
+#if defined(cubind_runtime_create_channel_desc_half1)
+
+/**
+ * cubind_runtime_create_channel_desc_half1 - NVIDIA's C++ overload cudaCreateChannelDescHalf1 (channel_descriptor.h:132), calling cubind's wrappers.
+ */
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_half1_inline)(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindFloat);
+}
+
+#endif
+
+/**
+ * cubind_runtime_create_channel_desc_half2 - NVIDIA's C++ overload cudaCreateChannelDescHalf2 (channel_descriptor.h:139), calling cubind's wrappers.
+ */
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_half2)(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, e, 0, 0, cudaChannelFormatKindFloat);
+}
+#if defined(cubind_runtime_create_channel_desc_half2)
+
+/**
+ * cubind_runtime_create_channel_desc_half2 - NVIDIA's C++ overload cudaCreateChannelDescHalf2 (channel_descriptor.h:139), calling cubind's wrappers.
+ */
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_half2_inline)(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, e, 0, 0, cudaChannelFormatKindFloat);
+}
+
+#endif
+
+/**
+ * cubind_runtime_create_channel_desc_half4 - NVIDIA's C++ overload cudaCreateChannelDescHalf4 (channel_descriptor.h:146), calling cubind's wrappers.
+ */
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_half4)(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, e, e, e, cudaChannelFormatKindFloat);
+}
+#if defined(cubind_runtime_create_channel_desc_half4)
+
+/**
+ * cubind_runtime_create_channel_desc_half4 - NVIDIA's C++ overload cudaCreateChannelDescHalf4 (channel_descriptor.h:146), calling cubind's wrappers.
+ */
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_half4_inline)(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, e, e, e, cudaChannelFormatKindFloat);
+}
+
+#endif
+
+/**
+ * cubind_runtime_create_channel_desc<char> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:153), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<char>(void)
+{
+    int e = (int) sizeof(char) * 8;
+#if defined(_CHAR_UNSIGNED) || defined(__CHAR_UNSIGNED__)
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindUnsigned);
+#else
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindSigned);
+#endif
+}
+
+/**
+ * cubind_runtime_create_channel_desc<signed char> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:164), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<signed char>(void)
+{
+    int e = (int) sizeof(signed char) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<unsigned char> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:171), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<unsigned char>(void)
+{
+    int e = (int) sizeof(unsigned char) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindUnsigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<short> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:220), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<short>(void)
+{
+    int e = (int) sizeof(short) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<unsigned short> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:227), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<unsigned short>(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindUnsigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<int> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:276), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<int>(void)
+{
+    int e = (int) sizeof(int) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<unsigned int> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:283), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<unsigned int>(void)
+{
+    int e = (int) sizeof(unsigned int) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindUnsigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<float> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:394), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<float>(void)
+{
+    int e = (int) sizeof(float) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindFloat);
+}
+
+/**
+ * cubind_runtime_create_channel_desc_nv12 - NVIDIA's C++ overload cudaCreateChannelDescNV12 (channel_descriptor.h:422), calling cubind's wrappers.
+ */
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_nv12)(void)
+{
+    int e = (int) sizeof(char) * 8;
+    return cubind_runtime_create_channel_desc(e, e, e, 0, cudaChannelFormatKindNV12);
+}
+#if defined(cubind_runtime_create_channel_desc_nv12)
+
+/**
+ * cubind_runtime_create_channel_desc_nv12 - NVIDIA's C++ overload cudaCreateChannelDescNV12 (channel_descriptor.h:422), calling cubind's wrappers.
+ */
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_nv12_inline)(void)
+{
+    int e = (int) sizeof(char) * 8;
+    return cubind_runtime_create_channel_desc(e, e, e, 0, cudaChannelFormatKindNV12);
+}
+
+#endif
+
+/**
+ * cubind_runtime_create_channel_desc - NVIDIA's C++ template cudaCreateChannelDesc (channel_descriptor.h:429), calling cubind's wrappers.
+ */
+template <cudaChannelFormatKind>
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc)(void)
+{
+    return cubind_runtime_create_channel_desc(0, 0, 0, 0, cudaChannelFormatKindNone);
+}
+#if defined(cubind_runtime_create_channel_desc)
+
+/**
+ * cubind_runtime_create_channel_desc - NVIDIA's C++ template cudaCreateChannelDesc (channel_descriptor.h:429), calling cubind's wrappers.
+ */
+template <cudaChannelFormatKind>
+static inline cudaChannelFormatDesc (cubind_runtime_create_channel_desc_inline)(void)
+{
+    return cubind_runtime_create_channel_desc(0, 0, 0, 0, cudaChannelFormatKindNone);
+}
+
+#endif
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized8X1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:435), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized8X1>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 0, 0, 0, cudaChannelFormatKindSignedNormalized8X1);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized8X2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:440), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized8X2>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 0, 0, cudaChannelFormatKindSignedNormalized8X2);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized8X4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:445), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized8X4>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 8, 8, cudaChannelFormatKindSignedNormalized8X4);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized8X1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:451), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized8X1>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 0, 0, 0, cudaChannelFormatKindUnsignedNormalized8X1);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized8X2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:456), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized8X2>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 0, 0, cudaChannelFormatKindUnsignedNormalized8X2);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized8X4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:461), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized8X4>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 8, 8, cudaChannelFormatKindUnsignedNormalized8X4);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized16X1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:467), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized16X1>(void)
+{
+    return cubind_runtime_create_channel_desc(16, 0, 0, 0, cudaChannelFormatKindSignedNormalized16X1);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized16X2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:472), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized16X2>(void)
+{
+    return cubind_runtime_create_channel_desc(16, 16, 0, 0, cudaChannelFormatKindSignedNormalized16X2);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized16X4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:477), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedNormalized16X4>(void)
+{
+    return cubind_runtime_create_channel_desc(16, 16, 16, 16, cudaChannelFormatKindSignedNormalized16X4);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized16X1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:483), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized16X1>(void)
+{
+    return cubind_runtime_create_channel_desc(16, 0, 0, 0, cudaChannelFormatKindUnsignedNormalized16X1);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized16X2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:488), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized16X2>(void)
+{
+    return cubind_runtime_create_channel_desc(16, 16, 0, 0, cudaChannelFormatKindUnsignedNormalized16X2);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized16X4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:493), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized16X4>(void)
+{
+    return cubind_runtime_create_channel_desc(16, 16, 16, 16, cudaChannelFormatKindUnsignedNormalized16X4);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindNV12> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:499), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindNV12>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 8, 0, cudaChannelFormatKindNV12);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized1010102> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:505), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedNormalized1010102>(void)
+{
+    return cubind_runtime_create_channel_desc(10, 10, 10, 2, cudaChannelFormatKindUnsignedNormalized1010102);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:511), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed1>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 8, 8, cudaChannelFormatKindUnsignedBlockCompressed1);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed1SRGB> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:517), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed1SRGB>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 8, 8, cudaChannelFormatKindUnsignedBlockCompressed1SRGB);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:523), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed2>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 8, 8, cudaChannelFormatKindUnsignedBlockCompressed2);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed2SRGB> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:529), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed2SRGB>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 8, 8, cudaChannelFormatKindUnsignedBlockCompressed2SRGB);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed3> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:535), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed3>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 8, 8, cudaChannelFormatKindUnsignedBlockCompressed3);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed3SRGB> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:541), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed3SRGB>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 8, 8, cudaChannelFormatKindUnsignedBlockCompressed3SRGB);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:547), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed4>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 0, 0, 0, cudaChannelFormatKindUnsignedBlockCompressed4);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedBlockCompressed4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:553), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedBlockCompressed4>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 0, 0, 0, cudaChannelFormatKindSignedBlockCompressed4);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed5> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:559), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed5>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 0, 0, cudaChannelFormatKindUnsignedBlockCompressed5);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedBlockCompressed5> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:565), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedBlockCompressed5>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 0, 0, cudaChannelFormatKindSignedBlockCompressed5);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed6H> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:571), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed6H>(void)
+{
+    return cubind_runtime_create_channel_desc(16, 16, 16, 0, cudaChannelFormatKindUnsignedBlockCompressed6H);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedBlockCompressed6H> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:577), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindSignedBlockCompressed6H>(void)
+{
+    return cubind_runtime_create_channel_desc(16, 16, 16, 0, cudaChannelFormatKindSignedBlockCompressed6H);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed7> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:583), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed7>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 8, 8, cudaChannelFormatKindUnsignedBlockCompressed7);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed7SRGB> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:589), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<cudaChannelFormatKindUnsignedBlockCompressed7SRGB>(void)
+{
+    return cubind_runtime_create_channel_desc(8, 8, 8, 8, cudaChannelFormatKindUnsignedBlockCompressed7SRGB);
+}
+
+/**
+ * cubind_runtime_launch_kernel - NVIDIA's C++ template cudaLaunchKernel (cuda_runtime.h:208), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_launch_kernel)(T *func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem = 0, cudaStream_t stream = 0)
+{
+    return ::cubind_runtime_launch_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
+}
+#if defined(cubind_runtime_launch_kernel)
+
+/**
+ * cubind_runtime_launch_kernel - NVIDIA's C++ template cudaLaunchKernel (cuda_runtime.h:208), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_launch_kernel_inline)(T *func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem = 0, cudaStream_t stream = 0)
+{
+    return ::cubind_runtime_launch_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_launch_kernel_ex - NVIDIA's C++ template cudaLaunchKernelEx (cuda_runtime.h:349), calling cubind's wrappers.
+ */
+template <typename ... ActTypes>
+static inline cudaError_t (cubind_runtime_launch_kernel_ex)(const cudaLaunchConfig_t *config, const cudaKernel_t kernel, ActTypes && ... args)
+{
+    void *pArgs[] = {
+        & args ...
+    }
+    ;
+    return ::cubind_runtime_launch_kernel_ex_c(config, (const void *) kernel, pArgs);
+}
+#if defined(cubind_runtime_launch_kernel_ex)
+
+/**
+ * cubind_runtime_launch_kernel_ex - NVIDIA's C++ template cudaLaunchKernelEx (cuda_runtime.h:349), calling cubind's wrappers.
+ */
+template <typename ... ActTypes>
+static inline cudaError_t (cubind_runtime_launch_kernel_ex_inline)(const cudaLaunchConfig_t *config, const cudaKernel_t kernel, ActTypes && ... args)
+{
+    void *pArgs[] = {
+        & args ...
+    }
+    ;
+    return ::cubind_runtime_launch_kernel_ex_c(config, (const void *) kernel, pArgs);
+}
+
+#endif
+
+/**
+ * cubind_runtime_launch_cooperative_kernel - NVIDIA's C++ template cudaLaunchCooperativeKernel (cuda_runtime.h:411), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_launch_cooperative_kernel)(T *func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem = 0, cudaStream_t stream = 0)
+{
+    return ::cubind_runtime_launch_cooperative_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
+}
+#if defined(cubind_runtime_launch_cooperative_kernel)
+
+/**
+ * cubind_runtime_launch_cooperative_kernel - NVIDIA's C++ template cudaLaunchCooperativeKernel (cuda_runtime.h:411), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_launch_cooperative_kernel_inline)(T *func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem = 0, cudaStream_t stream = 0)
+{
+    return ::cubind_runtime_launch_cooperative_kernel((const void *) func, gridDim, blockDim, args, sharedMem, stream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_event_create - NVIDIA's C++ overload cudaEventCreate (cuda_runtime.h:454), calling cubind's wrappers.
+ */
+static inline cudaError_t (cubind_runtime_event_create)(cudaEvent_t *event, unsigned int flags)
+{
+    return ::cubind_runtime_event_create_with_flags(event, flags);
+}
+#if defined(cubind_runtime_event_create)
+
+/**
+ * cubind_runtime_event_create - NVIDIA's C++ overload cudaEventCreate (cuda_runtime.h:454), calling cubind's wrappers.
+ */
+static inline cudaError_t (cubind_runtime_event_create_inline)(cudaEvent_t *event, unsigned int flags)
+{
+    return ::cubind_runtime_event_create_with_flags(event, flags);
+}
+
+#endif
+
+/**
+ * cubind_runtime_graph_instantiate - NVIDIA's C++ overload cudaGraphInstantiate (cuda_runtime.h:498), calling cubind's wrappers.
+ */
+static inline cudaError_t (cubind_runtime_graph_instantiate)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
+{
+    (void) pErrorNode;
+    (void) pLogBuffer;
+    (void) bufferSize;
+    return ::cubind_runtime_graph_instantiate(pGraphExec, graph, 0);
+}
+#if defined(cubind_runtime_graph_instantiate)
+
+/**
+ * cubind_runtime_graph_instantiate - NVIDIA's C++ overload cudaGraphInstantiate (cuda_runtime.h:498), calling cubind's wrappers.
+ */
+static inline cudaError_t (cubind_runtime_graph_instantiate_inline)(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
+{
+    (void) pErrorNode;
+    (void) pLogBuffer;
+    (void) bufferSize;
+    return ::cubind_runtime_graph_instantiate(pGraphExec, graph, 0);
+}
+
+#endif
+
+/**
+ * cubind_runtime_malloc_host - NVIDIA's C++ overload cudaMallocHost (cuda_runtime.h:569), calling cubind's wrappers.
+ */
+static inline cudaError_t (cubind_runtime_malloc_host)(void ** ptr, size_t size, unsigned int flags)
+{
+    return ::cubind_runtime_host_alloc(ptr, size, flags);
+}
+#if defined(cubind_runtime_malloc_host)
+
+/**
+ * cubind_runtime_malloc_host - NVIDIA's C++ overload cudaMallocHost (cuda_runtime.h:569), calling cubind's wrappers.
+ */
+static inline cudaError_t (cubind_runtime_malloc_host_inline)(void ** ptr, size_t size, unsigned int flags)
+{
+    return ::cubind_runtime_host_alloc(ptr, size, flags);
+}
+
+#endif
+
+/**
+ * cubind_runtime_host_alloc - NVIDIA's C++ template cudaHostAlloc (cuda_runtime.h:579), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_host_alloc)(T ** ptr, size_t size, unsigned int flags)
+{
+    return ::cubind_runtime_host_alloc((void **)(void *) ptr, size, flags);
+}
+#if defined(cubind_runtime_host_alloc)
+
+/**
+ * cubind_runtime_host_alloc - NVIDIA's C++ template cudaHostAlloc (cuda_runtime.h:579), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_host_alloc_inline)(T ** ptr, size_t size, unsigned int flags)
+{
+    return ::cubind_runtime_host_alloc((void **)(void *) ptr, size, flags);
+}
+
+#endif
+
+/**
+ * cubind_runtime_host_get_device_pointer - NVIDIA's C++ template cudaHostGetDevicePointer (cuda_runtime.h:589), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_host_get_device_pointer)(T ** pDevice, void *pHost, unsigned int flags)
+{
+    return ::cubind_runtime_host_get_device_pointer((void **)(void *) pDevice, pHost, flags);
+}
+#if defined(cubind_runtime_host_get_device_pointer)
+
+/**
+ * cubind_runtime_host_get_device_pointer - NVIDIA's C++ template cudaHostGetDevicePointer (cuda_runtime.h:589), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_host_get_device_pointer_inline)(T ** pDevice, void *pHost, unsigned int flags)
+{
+    return ::cubind_runtime_host_get_device_pointer((void **)(void *) pDevice, pHost, flags);
+}
+
+#endif
+
+/**
+ * cubind_runtime_malloc_managed - NVIDIA's C++ template cudaMallocManaged (cuda_runtime.h:699), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_managed)(T ** devPtr, size_t size, unsigned int flags = cudaMemAttachGlobal)
+{
+    return ::cubind_runtime_malloc_managed((void **)(void *) devPtr, size, flags);
+}
+#if defined(cubind_runtime_malloc_managed)
+
+/**
+ * cubind_runtime_malloc_managed - NVIDIA's C++ template cudaMallocManaged (cuda_runtime.h:699), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_managed_inline)(T ** devPtr, size_t size, unsigned int flags = cudaMemAttachGlobal)
+{
+    return ::cubind_runtime_malloc_managed((void **)(void *) devPtr, size, flags);
+}
+
+#endif
+
+/**
+ * cubind_runtime_mem_prefetch_batch_async - NVIDIA's C++ template cudaMemPrefetchBatchAsync (cuda_runtime.h:717), calling cubind's wrappers.
+ */
+template <typename T>
+static inline cudaError_t (cubind_runtime_mem_prefetch_batch_async)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    return ::cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+}
+#if defined(cubind_runtime_mem_prefetch_batch_async)
+
+/**
+ * cubind_runtime_mem_prefetch_batch_async - NVIDIA's C++ template cudaMemPrefetchBatchAsync (cuda_runtime.h:717), calling cubind's wrappers.
+ */
+template <typename T>
+static inline cudaError_t (cubind_runtime_mem_prefetch_batch_async_inline)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    return ::cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_mem_prefetch_batch_async - NVIDIA's C++ template cudaMemPrefetchBatchAsync (cuda_runtime.h:737), calling cubind's wrappers.
+ */
+template <typename T>
+static inline cudaError_t (cubind_runtime_mem_prefetch_batch_async)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation prefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    size_t prefetchLocIdxs = 0;
+    return ::cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
+}
+#if defined(cubind_runtime_mem_prefetch_batch_async)
+
+/**
+ * cubind_runtime_mem_prefetch_batch_async - NVIDIA's C++ template cudaMemPrefetchBatchAsync (cuda_runtime.h:737), calling cubind's wrappers.
+ */
+template <typename T>
+static inline cudaError_t (cubind_runtime_mem_prefetch_batch_async_inline)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation prefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    size_t prefetchLocIdxs = 0;
+    return ::cubind_runtime_mem_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_mem_discard_and_prefetch_batch_async - NVIDIA's C++ template cudaMemDiscardAndPrefetchBatchAsync (cuda_runtime.h:754), calling cubind's wrappers.
+ */
+template <typename T>
+static inline cudaError_t (cubind_runtime_mem_discard_and_prefetch_batch_async)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    return ::cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+}
+#if defined(cubind_runtime_mem_discard_and_prefetch_batch_async)
+
+/**
+ * cubind_runtime_mem_discard_and_prefetch_batch_async - NVIDIA's C++ template cudaMemDiscardAndPrefetchBatchAsync (cuda_runtime.h:754), calling cubind's wrappers.
+ */
+template <typename T>
+static inline cudaError_t (cubind_runtime_mem_discard_and_prefetch_batch_async_inline)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    return ::cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_mem_discard_and_prefetch_batch_async - NVIDIA's C++ template cudaMemDiscardAndPrefetchBatchAsync (cuda_runtime.h:774), calling cubind's wrappers.
+ */
+template <typename T>
+static inline cudaError_t (cubind_runtime_mem_discard_and_prefetch_batch_async)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation prefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    size_t prefetchLocIdxs = 0;
+    return ::cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
+}
+#if defined(cubind_runtime_mem_discard_and_prefetch_batch_async)
+
+/**
+ * cubind_runtime_mem_discard_and_prefetch_batch_async - NVIDIA's C++ template cudaMemDiscardAndPrefetchBatchAsync (cuda_runtime.h:774), calling cubind's wrappers.
+ */
+template <typename T>
+static inline cudaError_t (cubind_runtime_mem_discard_and_prefetch_batch_async_inline)(T ** dptrs, size_t *sizes, size_t count, struct cudaMemLocation prefetchLocs, unsigned long long flags, cudaStream_t stream)
+{
+    size_t prefetchLocIdxs = 0;
+    return ::cubind_runtime_mem_discard_and_prefetch_batch_async((void **) dptrs, sizes, count, & prefetchLocs, & prefetchLocIdxs, 1, flags, stream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_stream_attach_mem_async - NVIDIA's C++ template cudaStreamAttachMemAsync (cuda_runtime.h:863), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_stream_attach_mem_async)(cudaStream_t stream, T *devPtr, size_t length = 0, unsigned int flags = cudaMemAttachSingle)
+{
+    return ::cubind_runtime_stream_attach_mem_async(stream, (void *) devPtr, length, flags);
+}
+#if defined(cubind_runtime_stream_attach_mem_async)
+
+/**
+ * cubind_runtime_stream_attach_mem_async - NVIDIA's C++ template cudaStreamAttachMemAsync (cuda_runtime.h:863), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_stream_attach_mem_async_inline)(cudaStream_t stream, T *devPtr, size_t length = 0, unsigned int flags = cudaMemAttachSingle)
+{
+    return ::cubind_runtime_stream_attach_mem_async(stream, (void *) devPtr, length, flags);
+}
+
+#endif
+
+/**
+ * cubind_runtime_malloc - NVIDIA's C++ template cudaMalloc (cuda_runtime.h:874), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc)(T ** devPtr, size_t size)
+{
+    return ::cubind_runtime_malloc((void **)(void *) devPtr, size);
+}
+#if defined(cubind_runtime_malloc)
+
+/**
+ * cubind_runtime_malloc - NVIDIA's C++ template cudaMalloc (cuda_runtime.h:874), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_inline)(T ** devPtr, size_t size)
+{
+    return ::cubind_runtime_malloc((void **)(void *) devPtr, size);
+}
+
+#endif
+
+/**
+ * cubind_runtime_malloc_host - NVIDIA's C++ template cudaMallocHost (cuda_runtime.h:883), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_host)(T ** ptr, size_t size, unsigned int flags = 0)
+{
+    return cubind_runtime_malloc_host((void **)(void *) ptr, size, flags);
+}
+#if defined(cubind_runtime_malloc_host)
+
+/**
+ * cubind_runtime_malloc_host - NVIDIA's C++ template cudaMallocHost (cuda_runtime.h:883), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_host_inline)(T ** ptr, size_t size, unsigned int flags = 0)
+{
+    return cubind_runtime_malloc_host((void **)(void *) ptr, size, flags);
+}
+
+#endif
+
+/**
+ * cubind_runtime_malloc_pitch - NVIDIA's C++ template cudaMallocPitch (cuda_runtime.h:893), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_pitch)(T ** devPtr, size_t *pitch, size_t width, size_t height)
+{
+    return ::cubind_runtime_malloc_pitch((void **)(void *) devPtr, pitch, width, height);
+}
+#if defined(cubind_runtime_malloc_pitch)
+
+/**
+ * cubind_runtime_malloc_pitch - NVIDIA's C++ template cudaMallocPitch (cuda_runtime.h:893), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_pitch_inline)(T ** devPtr, size_t *pitch, size_t width, size_t height)
+{
+    return ::cubind_runtime_malloc_pitch((void **)(void *) devPtr, pitch, width, height);
+}
+
+#endif
+
+/**
+ * cubind_runtime_malloc_async - NVIDIA's C++ overload cudaMallocAsync (cuda_runtime.h:912), calling cubind's wrappers.
+ */
+static inline cudaError_t (cubind_runtime_malloc_async)(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+{
+    return ::cubind_runtime_malloc_from_pool_async(ptr, size, memPool, stream);
+}
+#if defined(cubind_runtime_malloc_async)
+
+/**
+ * cubind_runtime_malloc_async - NVIDIA's C++ overload cudaMallocAsync (cuda_runtime.h:912), calling cubind's wrappers.
+ */
+static inline cudaError_t (cubind_runtime_malloc_async_inline)(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+{
+    return ::cubind_runtime_malloc_from_pool_async(ptr, size, memPool, stream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_malloc_async - NVIDIA's C++ template cudaMallocAsync (cuda_runtime.h:923), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_async)(T ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+{
+    return ::cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
+}
+#if defined(cubind_runtime_malloc_async)
+
+/**
+ * cubind_runtime_malloc_async - NVIDIA's C++ template cudaMallocAsync (cuda_runtime.h:923), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_async_inline)(T ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+{
+    return ::cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_malloc_async - NVIDIA's C++ template cudaMallocAsync (cuda_runtime.h:934), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_async)(T ** ptr, size_t size, cudaStream_t stream)
+{
+    return ::cubind_runtime_malloc_async((void **)(void *) ptr, size, stream);
+}
+#if defined(cubind_runtime_malloc_async)
+
+/**
+ * cubind_runtime_malloc_async - NVIDIA's C++ template cudaMallocAsync (cuda_runtime.h:934), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_async_inline)(T ** ptr, size_t size, cudaStream_t stream)
+{
+    return ::cubind_runtime_malloc_async((void **)(void *) ptr, size, stream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_malloc_from_pool_async - NVIDIA's C++ template cudaMallocFromPoolAsync (cuda_runtime.h:944), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_from_pool_async)(T ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+{
+    return ::cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
+}
+#if defined(cubind_runtime_malloc_from_pool_async)
+
+/**
+ * cubind_runtime_malloc_from_pool_async - NVIDIA's C++ template cudaMallocFromPoolAsync (cuda_runtime.h:944), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_malloc_from_pool_async_inline)(T ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+{
+    return ::cubind_runtime_malloc_from_pool_async((void **)(void *) ptr, size, memPool, stream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_memcpy_batch_async - NVIDIA's C++ template cudaMemcpyBatchAsync (cuda_runtime.h:963), calling cubind's wrappers.
+ */
+template <typename T, typename U>
+static inline cudaError_t (cubind_runtime_memcpy_batch_async)(T *const *dsts, U *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t hStream)
+{
+    return ::cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+}
+#if defined(cubind_runtime_memcpy_batch_async)
+
+/**
+ * cubind_runtime_memcpy_batch_async - NVIDIA's C++ template cudaMemcpyBatchAsync (cuda_runtime.h:963), calling cubind's wrappers.
+ */
+template <typename T, typename U>
+static inline cudaError_t (cubind_runtime_memcpy_batch_async_inline)(T *const *dsts, U *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t hStream)
+{
+    return ::cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_memcpy_batch_async - NVIDIA's C++ template cudaMemcpyBatchAsync (cuda_runtime.h:983), calling cubind's wrappers.
+ */
+template <typename T, typename U>
+static inline cudaError_t (cubind_runtime_memcpy_batch_async)(T *const *dsts, U *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes attr, cudaStream_t hStream)
+{
+    size_t attrsIdxs = 0;
+    return ::cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, & attr, & attrsIdxs, 1, hStream);
+}
+#if defined(cubind_runtime_memcpy_batch_async)
+
+/**
+ * cubind_runtime_memcpy_batch_async - NVIDIA's C++ template cudaMemcpyBatchAsync (cuda_runtime.h:983), calling cubind's wrappers.
+ */
+template <typename T, typename U>
+static inline cudaError_t (cubind_runtime_memcpy_batch_async_inline)(T *const *dsts, U *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes attr, cudaStream_t hStream)
+{
+    size_t attrsIdxs = 0;
+    return ::cubind_runtime_memcpy_batch_async((void *const *) dsts, (const void *const *) srcs, (const size_t *) sizes, count, & attr, & attrsIdxs, 1, hStream);
+}
+
+#endif
+
+/**
+ * cubind_runtime_occupancy_max_active_blocks_per_multiprocessor - NVIDIA's C++ template cudaOccupancyMaxActiveBlocksPerMultiprocessor (cuda_runtime.h:1789), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multiprocessor)(int *numBlocks, T func, int blockSize, size_t dynamicSMemSize)
+{
+    return ::cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, cudaOccupancyDefault);
+}
+#if defined(cubind_runtime_occupancy_max_active_blocks_per_multiprocessor)
+
+/**
+ * cubind_runtime_occupancy_max_active_blocks_per_multiprocessor - NVIDIA's C++ template cudaOccupancyMaxActiveBlocksPerMultiprocessor (cuda_runtime.h:1789), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_inline)(int *numBlocks, T func, int blockSize, size_t dynamicSMemSize)
+{
+    return ::cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, cudaOccupancyDefault);
+}
+
+#endif
+
+/**
+ * cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags - NVIDIA's C++ template cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags (cuda_runtime.h:1842), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags)(int *numBlocks, T func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+    return ::cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, flags);
+}
+#if defined(cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags)
+
+/**
+ * cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags - NVIDIA's C++ template cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags (cuda_runtime.h:1842), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags_inline)(int *numBlocks, T func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+    return ::cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, (const void *) func, blockSize, dynamicSMemSize, flags);
+}
+
+#endif
+
+/**
+ * cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags - NVIDIA's C++ template cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags (cuda_runtime.h:1912), calling cubind's wrappers.
+ */
+template <typename UnaryFunction, class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags)(int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize, int blockSizeLimit = 0, unsigned int flags = 0)
+{
+    cudaError_t status;
+    int device;
+    struct cudaFuncAttributes attr;
+    int maxThreadsPerMultiProcessor;
+    int warpSize;
+    int devMaxThreadsPerBlock;
+    int multiProcessorCount;
+    int funcMaxThreadsPerBlock;
+    int occupancyLimit;
+    int granularity;
+    int maxBlockSize = 0;
+    int numBlocks = 0;
+    int maxOccupancy = 0;
+    int blockSizeToTryAligned;
+    int blockSizeToTry;
+    int blockSizeLimitAligned;
+    int occupancyInBlocks;
+    int occupancyInThreads;
+    size_t dynamicSMemSize;
+    if (!minGridSize || !blockSize || !func) {
+        return cudaErrorInvalidValue;
+    }
+    status = ::cubind_runtime_get_device(& device);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    status = cubind_runtime_device_get_attribute(& maxThreadsPerMultiProcessor, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    status = cubind_runtime_device_get_attribute(& warpSize, cudaDevAttrWarpSize, device);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    status = cubind_runtime_device_get_attribute(& devMaxThreadsPerBlock, cudaDevAttrMaxThreadsPerBlock, device);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    status = cubind_runtime_device_get_attribute(& multiProcessorCount, cudaDevAttrMultiProcessorCount, device);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    status = cubind_runtime_func_get_attributes(& attr, func);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    funcMaxThreadsPerBlock = attr.maxThreadsPerBlock;
+    occupancyLimit = maxThreadsPerMultiProcessor;
+    granularity = warpSize;
+    if (blockSizeLimit == 0) {
+        blockSizeLimit = devMaxThreadsPerBlock;
+    }
+    if (devMaxThreadsPerBlock < blockSizeLimit) {
+        blockSizeLimit = devMaxThreadsPerBlock;
+    }
+    if (funcMaxThreadsPerBlock < blockSizeLimit) {
+        blockSizeLimit = funcMaxThreadsPerBlock;
+    }
+    blockSizeLimitAligned = ((blockSizeLimit + (granularity - 1)) / granularity) *granularity;
+    for (blockSizeToTryAligned = blockSizeLimitAligned; blockSizeToTryAligned > 0; blockSizeToTryAligned -= granularity) {
+        if (blockSizeLimit < blockSizeToTryAligned) {
+            blockSizeToTry = blockSizeLimit;
+        }
+        else {
+            blockSizeToTry = blockSizeToTryAligned;
+        }
+        dynamicSMemSize = blockSizeToDynamicSMemSize(blockSizeToTry);
+        status = cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(& occupancyInBlocks, func, blockSizeToTry, dynamicSMemSize, flags);
+        if (status != cudaSuccess) {
+            return status;
+        }
+        occupancyInThreads = blockSizeToTry *occupancyInBlocks;
+        if (occupancyInThreads > maxOccupancy) {
+            maxBlockSize = blockSizeToTry;
+            numBlocks = occupancyInBlocks;
+            maxOccupancy = occupancyInThreads;
+        }
+        if (occupancyLimit == maxOccupancy) {
+            break;
+        }
+    }
+    *minGridSize = numBlocks *multiProcessorCount;
+    *blockSize = maxBlockSize;
+    return status;
+}
+#if defined(cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags)
+
+/**
+ * cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags - NVIDIA's C++ template cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags (cuda_runtime.h:1912), calling cubind's wrappers.
+ */
+template <typename UnaryFunction, class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags_inline)(int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize, int blockSizeLimit = 0, unsigned int flags = 0)
+{
+    cudaError_t status;
+    int device;
+    struct cudaFuncAttributes attr;
+    int maxThreadsPerMultiProcessor;
+    int warpSize;
+    int devMaxThreadsPerBlock;
+    int multiProcessorCount;
+    int funcMaxThreadsPerBlock;
+    int occupancyLimit;
+    int granularity;
+    int maxBlockSize = 0;
+    int numBlocks = 0;
+    int maxOccupancy = 0;
+    int blockSizeToTryAligned;
+    int blockSizeToTry;
+    int blockSizeLimitAligned;
+    int occupancyInBlocks;
+    int occupancyInThreads;
+    size_t dynamicSMemSize;
+    if (!minGridSize || !blockSize || !func) {
+        return cudaErrorInvalidValue;
+    }
+    status = ::cubind_runtime_get_device(& device);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    status = cubind_runtime_device_get_attribute(& maxThreadsPerMultiProcessor, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    status = cubind_runtime_device_get_attribute(& warpSize, cudaDevAttrWarpSize, device);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    status = cubind_runtime_device_get_attribute(& devMaxThreadsPerBlock, cudaDevAttrMaxThreadsPerBlock, device);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    status = cubind_runtime_device_get_attribute(& multiProcessorCount, cudaDevAttrMultiProcessorCount, device);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    status = cubind_runtime_func_get_attributes(& attr, func);
+    if (status != cudaSuccess) {
+        return status;
+    }
+    funcMaxThreadsPerBlock = attr.maxThreadsPerBlock;
+    occupancyLimit = maxThreadsPerMultiProcessor;
+    granularity = warpSize;
+    if (blockSizeLimit == 0) {
+        blockSizeLimit = devMaxThreadsPerBlock;
+    }
+    if (devMaxThreadsPerBlock < blockSizeLimit) {
+        blockSizeLimit = devMaxThreadsPerBlock;
+    }
+    if (funcMaxThreadsPerBlock < blockSizeLimit) {
+        blockSizeLimit = funcMaxThreadsPerBlock;
+    }
+    blockSizeLimitAligned = ((blockSizeLimit + (granularity - 1)) / granularity) *granularity;
+    for (blockSizeToTryAligned = blockSizeLimitAligned; blockSizeToTryAligned > 0; blockSizeToTryAligned -= granularity) {
+        if (blockSizeLimit < blockSizeToTryAligned) {
+            blockSizeToTry = blockSizeLimit;
+        }
+        else {
+            blockSizeToTry = blockSizeToTryAligned;
+        }
+        dynamicSMemSize = blockSizeToDynamicSMemSize(blockSizeToTry);
+        status = cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(& occupancyInBlocks, func, blockSizeToTry, dynamicSMemSize, flags);
+        if (status != cudaSuccess) {
+            return status;
+        }
+        occupancyInThreads = blockSizeToTry *occupancyInBlocks;
+        if (occupancyInThreads > maxOccupancy) {
+            maxBlockSize = blockSizeToTry;
+            numBlocks = occupancyInBlocks;
+            maxOccupancy = occupancyInThreads;
+        }
+        if (occupancyLimit == maxOccupancy) {
+            break;
+        }
+    }
+    *minGridSize = numBlocks *multiProcessorCount;
+    *blockSize = maxBlockSize;
+    return status;
+}
+
+#endif
+
+/**
+ * cubind_runtime_occupancy_max_potential_block_size_variable_s_mem - NVIDIA's C++ template cudaOccupancyMaxPotentialBlockSizeVariableSMem (cuda_runtime.h:2108), calling cubind's wrappers.
+ */
+template <typename UnaryFunction, class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_variable_s_mem)(int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize, int blockSizeLimit = 0)
+{
+    return cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, blockSizeLimit, cudaOccupancyDefault);
+}
+#if defined(cubind_runtime_occupancy_max_potential_block_size_variable_s_mem)
+
+/**
+ * cubind_runtime_occupancy_max_potential_block_size_variable_s_mem - NVIDIA's C++ template cudaOccupancyMaxPotentialBlockSizeVariableSMem (cuda_runtime.h:2108), calling cubind's wrappers.
+ */
+template <typename UnaryFunction, class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_inline)(int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize, int blockSizeLimit = 0)
+{
+    return cubind_runtime_occupancy_max_potential_block_size_variable_s_mem_with_flags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, blockSizeLimit, cudaOccupancyDefault);
+}
+
+#endif
+
+/**
+ * cubind_runtime_occupancy_available_dynamic_s_mem_per_block - NVIDIA's C++ template cudaOccupancyAvailableDynamicSMemPerBlock (cuda_runtime.h:2193), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_occupancy_available_dynamic_s_mem_per_block)(size_t *dynamicSmemSize, T *func, int numBlocks, int blockSize)
+{
+    return ::cubind_runtime_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, (const void *) func, numBlocks, blockSize);
+}
+#if defined(cubind_runtime_occupancy_available_dynamic_s_mem_per_block)
+
+/**
+ * cubind_runtime_occupancy_available_dynamic_s_mem_per_block - NVIDIA's C++ template cudaOccupancyAvailableDynamicSMemPerBlock (cuda_runtime.h:2193), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_occupancy_available_dynamic_s_mem_per_block_inline)(size_t *dynamicSmemSize, T *func, int numBlocks, int blockSize)
+{
+    return ::cubind_runtime_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, (const void *) func, numBlocks, blockSize);
+}
+
+#endif
+
+/**
+ * cubind_runtime_occupancy_max_potential_cluster_size - NVIDIA's C++ template cudaOccupancyMaxPotentialClusterSize (cuda_runtime.h:2297), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_potential_cluster_size)(int *clusterSize, T *func, const cudaLaunchConfig_t *config)
+{
+    return ::cubind_runtime_occupancy_max_potential_cluster_size(clusterSize, (const void *) func, config);
+}
+#if defined(cubind_runtime_occupancy_max_potential_cluster_size)
+
+/**
+ * cubind_runtime_occupancy_max_potential_cluster_size - NVIDIA's C++ template cudaOccupancyMaxPotentialClusterSize (cuda_runtime.h:2297), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_potential_cluster_size_inline)(int *clusterSize, T *func, const cudaLaunchConfig_t *config)
+{
+    return ::cubind_runtime_occupancy_max_potential_cluster_size(clusterSize, (const void *) func, config);
+}
+
+#endif
+
+/**
+ * cubind_runtime_occupancy_max_active_clusters - NVIDIA's C++ template cudaOccupancyMaxActiveClusters (cuda_runtime.h:2341), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_active_clusters)(int *numClusters, T *func, const cudaLaunchConfig_t *config)
+{
+    return ::cubind_runtime_occupancy_max_active_clusters(numClusters, (const void *) func, config);
+}
+#if defined(cubind_runtime_occupancy_max_active_clusters)
+
+/**
+ * cubind_runtime_occupancy_max_active_clusters - NVIDIA's C++ template cudaOccupancyMaxActiveClusters (cuda_runtime.h:2341), calling cubind's wrappers.
+ */
+template <class T>
+static inline cudaError_t (cubind_runtime_occupancy_max_active_clusters_inline)(int *numClusters, T *func, const cudaLaunchConfig_t *config)
+{
+    return ::cubind_runtime_occupancy_max_active_clusters(numClusters, (const void *) func, config);
+}
+
+#endif
+#endif /* __cplusplus */
+
 #endif /* CUBIND_RUNTIME_H */

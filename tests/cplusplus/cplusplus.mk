@@ -1,0 +1,29 @@
+# tests/cplusplus/cplusplus.mk - NVIDIA's C++ conveniences under cubind's names (make test-cplusplus),
+# included by tests/tests.mk.
+#
+# tests/cplusplus/nvidia_style.cpp, a program written for cuda_runtime.h with only the names changed
+# (default arguments left out, typed allocations, a channel description by type, occupancy and launch
+# templates), built with g++ and clang++ (-Wall -Wextra -Werror -pedantic, C++11 and C++17) against
+# cubind's headers alone and with CUDA's include directory given as -I, out-of-line and inline
+# form; each build is linked with libcubind alone and run against the mocks, whose recorder says
+# which NVIDIA function each call reached. generated/'s IR check is tests/generator/test_cplusplus.py.
+
+CPLUSPLUS_TEST_DIR := $(TEST_BUILD)
+CPLUSPLUS_VARIANTS := g++-alone g++-cuda g++-inline clang++-alone clang++-cuda clang++-inline
+CPLUSPLUS_TESTS := $(foreach v,$(CPLUSPLUS_VARIANTS),$(CPLUSPLUS_TEST_DIR)/nvidia_style-$(v))
+cplusplus_compiler = $(firstword $(subst -, ,$(1)))
+cplusplus_flags = $(if $(findstring -cuda,$(1)),-I$(CUDA_PATH)/include)$(if $(findstring -inline,$(1)), -DCUBIND_INLINE)
+
+.PHONY: test-cplusplus
+
+$(CPLUSPLUS_TEST_DIR)/nvidia_style-%: tests/cplusplus/nvidia_style.cpp $(LIBRARY_SO) $(BUILT_HEADERS) $(RECORDER) \
+                                       tests/cplusplus/cplusplus.mk
+	@mkdir -p $(dir $@)
+	$(call cplusplus_compiler,$*) $(if $(findstring -alone,$*),-std=c++11,-std=c++17) -Wall -Wextra -Werror -pedantic \
+	    -I$(BUILD)/include $(call cplusplus_flags,$*) -Itests $< -o $@ $(TEST_LIBS) $(MOCK_LIBS)
+
+test-cplusplus: $(CPLUSPLUS_TESTS) $(MOCKS)
+	@for p in $(CPLUSPLUS_TESTS); do \
+	    env $(MOCK_ENV) $$p || { echo "test-cplusplus: $$p failed"; exit 1; }; \
+	done
+	@$(RESULTS) passed test-cplusplus
