@@ -111,28 +111,52 @@ CUBIND_RELEASES_nvjitlink := 12_4
 CUBIND_RELEASES_nccl := 
 CUBIND_RELEASES_cudnn := 
 CUBIND_RELEASES_nvml := 
-# The soname of each such release's library: the configured soname whose number is that release's
-# major version (libcublas.so.12 for CUDA 12.4), what its mock's DT_SONAME says; none when the soname's
-# number is not a version (libcuda.so.1).
+# The soname of a library in each release read (CUBIND_CUDA_RELEASE and CUBIND_RELEASES): the
+# configured soname whose number is that release's major version of the library (libcublas.so.12 for
+# CUDA 12.4), its mocks' DT_SONAME; empty where the library has no data of that release, or its
+# soname's number is not a version (libcuda.so.1): its newest soname then.
+CUBIND_RELEASE_SONAME_cublas_13_0 :=
 CUBIND_RELEASE_SONAME_cublas_12_4 := libcublas.so.12
 CUBIND_RELEASE_SONAME_cublas_11_8 := libcublas.so.11
+CUBIND_RELEASE_SONAME_cublasLt_13_0 :=
 CUBIND_RELEASE_SONAME_cublasLt_12_4 := libcublasLt.so.12
 CUBIND_RELEASE_SONAME_cublasLt_11_8 := libcublasLt.so.11
+CUBIND_RELEASE_SONAME_cufft_13_0 :=
 CUBIND_RELEASE_SONAME_cufft_12_4 := libcufft.so.11
 CUBIND_RELEASE_SONAME_cufft_11_8 := libcufft.so.10
+CUBIND_RELEASE_SONAME_curand_13_0 :=
 CUBIND_RELEASE_SONAME_curand_12_4 := libcurand.so.10
 CUBIND_RELEASE_SONAME_curand_11_8 := libcurand.so.10
+CUBIND_RELEASE_SONAME_cusolver_13_0 :=
 CUBIND_RELEASE_SONAME_cusolver_12_4 := libcusolver.so.11
 CUBIND_RELEASE_SONAME_cusolver_11_8 := libcusolver.so.11
+CUBIND_RELEASE_SONAME_cusolverMg_13_0 :=
 CUBIND_RELEASE_SONAME_cusolverMg_12_4 := libcusolverMg.so.11
 CUBIND_RELEASE_SONAME_cusolverMg_11_8 := libcusolverMg.so.11
+CUBIND_RELEASE_SONAME_cusparse_13_0 :=
 CUBIND_RELEASE_SONAME_cusparse_12_4 := libcusparse.so.12
 CUBIND_RELEASE_SONAME_cusparse_11_8 := libcusparse.so.11
+CUBIND_RELEASE_SONAME_runtime_13_0 :=
 CUBIND_RELEASE_SONAME_runtime_12_4 := libcudart.so.12
 CUBIND_RELEASE_SONAME_runtime_11_8 := libcudart.so.11.0
+CUBIND_RELEASE_SONAME_driver_13_0 :=
+CUBIND_RELEASE_SONAME_driver_12_4 :=
+CUBIND_RELEASE_SONAME_driver_11_8 :=
+CUBIND_RELEASE_SONAME_nvrtc_13_0 :=
 CUBIND_RELEASE_SONAME_nvrtc_12_4 := libnvrtc.so.12
 CUBIND_RELEASE_SONAME_nvrtc_11_8 := libnvrtc.so.11.2
+CUBIND_RELEASE_SONAME_nvjitlink_13_0 :=
 CUBIND_RELEASE_SONAME_nvjitlink_12_4 := libnvJitLink.so.12
+CUBIND_RELEASE_SONAME_nvjitlink_11_8 :=
+CUBIND_RELEASE_SONAME_nccl_13_0 :=
+CUBIND_RELEASE_SONAME_nccl_12_4 :=
+CUBIND_RELEASE_SONAME_nccl_11_8 :=
+CUBIND_RELEASE_SONAME_cudnn_13_0 :=
+CUBIND_RELEASE_SONAME_cudnn_12_4 :=
+CUBIND_RELEASE_SONAME_cudnn_11_8 :=
+CUBIND_RELEASE_SONAME_nvml_13_0 :=
+CUBIND_RELEASE_SONAME_nvml_12_4 :=
+CUBIND_RELEASE_SONAME_nvml_11_8 :=
 CUBIND_RELEASES := 12_4 11_8
 # Releases whose include dir (in the releases cache) holds the headers of a unit the toolkit lacks
 # (generator/libraries.toml: headers_release; NVML's nvml.h): the tests that compile NVIDIA's headers
