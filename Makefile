@@ -168,9 +168,13 @@ LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLA
 $(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
+# The archive's objects: one section a function and a datum, so that the link of whoever embeds
+# it with --gc-sections (pkg-config --static, cubind::cubind_static and cubind::embedded add it)
+# keeps only the wrappers called and what they reach.
+EMBEDDED_SECTION_FLAGS := -ffunction-sections -fdata-sections
 $(BUILD)/obj-embedded/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -D$(MACRO_PREFIX)_EMBEDDED -c $< -o $@
+	$(CC) $(LIB_CFLAGS) $(EMBEDDED_SECTION_FLAGS) -D$(MACRO_PREFIX)_EMBEDDED -c $< -o $@
 
 # -Bsymbolic-functions: calls inside libcubind to its own exported functions are direct, not
 # through its PLT. Nothing links libgcc_s (loader/error.c looks the unwinder up when it first

@@ -56,11 +56,27 @@ def stripped(path: Path, work: Path) -> int:
     return out.stat().st_size
 
 
-def library(build: Path, generated: str, trace: bool) -> Path:
-    """Build libcubind.so of a tree (`generated`), traced or not, in its own build tree; its real file."""
+def library(build: Path, generated: str, trace: bool, archive: bool = False) -> Path:
+    """Build libcubind.so of a tree (`generated`), traced or not, in its own build tree; its real file
+    (and with `archive`, libcubind.a and the headers, for archive_program)."""
     tree_build = build / ("no-trace" if not trace else "traced")
-    make(f"GENERATED={generated}", f"BUILD={tree_build}", f"TRACE={int(trace)}", "SAN=", f"{tree_build}/lib/libcubind.so")
+    make(f"GENERATED={generated}", f"BUILD={tree_build}", f"TRACE={int(trace)}", "SAN=", f"{tree_build}/lib/libcubind.so",
+         *([f"{tree_build}/lib/libcubind.a", "all"] if archive else []))
     return (tree_build / "lib" / "libcubind.so").resolve()
+
+
+def archive_program(library_file: Path, work: Path, trace: bool) -> Path:
+    """bench/embed_cufft.c linked with the full tree's libcubind.a as docs/install.md tells (-ldl -lpthread
+    -Wl,--gc-sections, no compiler flag of the user's): the archive's one section a function keeps it small."""
+    tree_build = library_file.parent.parent
+    program = work / ("archive_cufft" + ("" if trace else "-no-trace"))
+    shim = work / "archive-include"      # the program's "cubind.h" (the amalgamation's name): cubind/cubind.h
+    shim.mkdir(exist_ok=True)
+    (shim / "cubind.h").write_text('#include "cubind/cubind.h"\n')
+    run([os.environ.get("CC", "cc"), "-std=c11", "-O2", f"-I{shim}", f"-I{tree_build}/include",
+         str(ROOT / "bench" / "embed_cufft.c"), str(tree_build / "lib" / "libcubind.a"), "-o", str(program),
+         "-ldl", "-lpthread", "-Wl,--gc-sections"])
+    return program
 
 
 def subset_tree(work: Path, libraries: list[str]) -> Path:
@@ -85,7 +101,8 @@ def measure(build: Path) -> list[SizeRow]:
     work = (build / "bench" / "size").resolve()
     work.mkdir(parents=True, exist_ok=True)
     rows = []
-    full = [stripped(library(work / "full", "generated", trace), work) for trace in (True, False)]
+    full_files = [library(work / "full", "generated", trace, archive=True) for trace in (True, False)]
+    full = [stripped(file, work) for file in full_files]
     rows.append(SizeRow("libcubind.so, every library", full[0], full[1], f"about {FULL_GOAL:,} (at most "
                         f"{FULL_LIMIT:,}), tracing still available", full[0] <= FULL_LIMIT,
                         "with tracing, each wrapper's one slow path hands its arguments and result to one shared "
@@ -103,6 +120,11 @@ def measure(build: Path) -> list[SizeRow]:
     rows.append(SizeRow("a program embedding the cuFFT-only amalgamation (bench/embed_cufft.c)", programs[0],
                         programs[1], f"≤ {EMBED_GOAL:,}", programs[0] <= EMBED_GOAL,
                         f"the empty program (bench/empty.c) is {empty:,} bytes"))
+    archived = [stripped(archive_program(file, work, trace), work) for file, trace in zip(full_files, (True, False))]
+    rows.append(SizeRow("a program linking the full libcubind.a, calling one cuFFT wrapper (bench/embed_cufft.c, "
+                        "-ldl -lpthread -Wl,--gc-sections)", archived[0], archived[1], "—", None,
+                        "the archive is compiled one section a function (-ffunction-sections -fdata-sections): "
+                        "--gc-sections keeps the wrapper called and what it reaches"))
     return rows
 
 

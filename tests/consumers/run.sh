@@ -63,6 +63,18 @@ readelf -d "$work/cmake/consumer_shared" | grep -q "NEEDED.*\[libcubind.so.${ver
 same "C (CMake, cubind::cubind)" "$work/cmake-shared.txt"
 "$work/cmake/consumer_static" > "$work/cmake-static.txt"
 same "C (CMake, cubind::cubind_static)" "$work/cmake-static.txt"
+# Small by default: the archive has one section a function and the target carries --gc-sections,
+# so the program, which calls cuRAND's wrapper only, keeps no cuBLAS wrapper; pkg-config --static
+# gives the flag too.
+nm "$work/cmake/consumer_static" | awk '{print $NF}' > "$work/cmake-static.symbols"
+grep -qx cubind_curand_get_version "$work/cmake-static.symbols" || fail "consumer_static has no cubind_curand_get_version"
+kept=$(grep -c '^cubind_cublas_' "$work/cmake-static.symbols" || true)
+[ "$kept" -eq 0 ] || fail "consumer_static (cubind::cubind_static) keeps $kept cuBLAS wrappers it never calls"
+case " $(pkg-config --static --libs cubind) " in
+*" -Wl,--gc-sections "*) ;;
+*) fail "pkg-config --static --libs cubind has no -Wl,--gc-sections: $(pkg-config --static --libs cubind)" ;;
+esac
+echo "consumers: C (CMake, cubind::cubind_static): $(grep -c "^cubind_" "$work/cmake-static.symbols") cubind symbols kept, no cuBLAS wrapper; pkg-config --static gives --gc-sections"
 # The drop-in (docs/dropin.md), through CMake and pkg-config: a program written for NVIDIA's headers
 # needs libcubind-dropin and no NVIDIA library, and runs on the installed mocks of the newest release.
 mocks=$(ls -d "$prefix"/lib/cubind/mocks/*/ | sort -V | tail -n 1)

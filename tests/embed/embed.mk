@@ -225,3 +225,41 @@ test-embed-prefix: $(foreach p,$(EMBED_PREFIXES),$(EMBED_DIR)/tree-$(p)/build.mk
 	    $(abspath $(EMBED_PREFIXED))/mock-b/$(CUBIND_SONAME_cufft)
 	@echo "test-embed: trees prefixed $(EMBED_PREFIXES) built and passthrough-tested on their own, no symbol named cubind; \
 	both in one library, each copy its own state"
+
+# --- small by default: cubind::embedded in an ordinary CMake project (tests/embed/cmake) ----------
+# A project that adds no flag of its own vendors the tree of cuFFT and cuRAND: its program and
+# its STATIC library call cuFFT only, and no cuRAND wrapper is left in what they link (the
+# archive's one section a function, and the --gc-sections that cubind::embedded carries). The
+# static library is installed with install(EXPORT), cubind_embedded beside it, and a program that
+# finds it with find_package links and runs, no cuRAND wrapper in it either.
+EMBED_CMAKE := $(EMBED_DIR)/cmake
+EMBED_CMAKE_SOURCES := $(wildcard tests/embed/cmake/*.c tests/embed/cmake/*.h tests/embed/cmake/*/CMakeLists.txt) \
+                       CMakeLists.txt
+.PHONY: test-embed-cmake
+test-embed: $(call plain_only,test-embed-cmake)
+test-embed-cmake: $(EMBED_TREE_B)/build.mk $(EMBED_CMAKE_SOURCES) | deps-test
+	rm -rf $(EMBED_CMAKE) && mkdir -p $(EMBED_CMAKE)
+	cmake -S tests/embed/cmake/user -B $(EMBED_CMAKE)/user -DCUBIND_SOURCE_DIR=$(abspath .) \
+	    -DCUBIND_GENERATED=$(abspath $(EMBED_TREE_B)) -DCMAKE_C_COMPILER=$(CC) -DCMAKE_C_FLAGS="$(WARNINGS)" \
+	    -DCMAKE_INSTALL_PREFIX=$(abspath $(EMBED_CMAKE))/prefix > $(EMBED_CMAKE)/user.log 2>&1 || \
+	    { cat $(EMBED_CMAKE)/user.log; exit 1; }
+	cmake --build $(EMBED_CMAKE)/user -j2 > $(EMBED_CMAKE)/user-build.log 2>&1 || { cat $(EMBED_CMAKE)/user-build.log; exit 1; }
+	cmake --install $(EMBED_CMAKE)/user > $(EMBED_CMAKE)/install.log 2>&1 || \
+	    { cat $(EMBED_CMAKE)/install.log; echo "test-embed: the static library linking cubind::embedded is not installable"; exit 1; }
+	cmake -S tests/embed/cmake/app -B $(EMBED_CMAKE)/app -DCMAKE_PREFIX_PATH=$(abspath $(EMBED_CMAKE))/prefix \
+	    -DCMAKE_C_COMPILER=$(CC) -DCMAKE_C_FLAGS="$(WARNINGS)" > $(EMBED_CMAKE)/app.log 2>&1 || \
+	    { cat $(EMBED_CMAKE)/app.log; exit 1; }
+	cmake --build $(EMBED_CMAKE)/app > $(EMBED_CMAKE)/app-build.log 2>&1 || { cat $(EMBED_CMAKE)/app-build.log; exit 1; }
+	$(EMBED_CMAKE)/user/fft_only | grep -q '^fft_only: '
+	$(EMBED_CMAKE)/app/app | grep -q '^app: '
+	@for program in user/fft_only app/app; do \
+	    nm $(EMBED_CMAKE)/$$program | awk '{print $$NF}' > $(EMBED_CMAKE)/$$(basename $$program).symbols; \
+	    grep -q -x 'cubind_cufft_get_version' $(EMBED_CMAKE)/$$(basename $$program).symbols || \
+	        { echo "test-embed: $$program has no cubind_cufft_get_version"; exit 1; }; \
+	    if grep '^cubind_curand_' $(EMBED_CMAKE)/$$(basename $$program).symbols | head -n 3 | grep .; then \
+	        echo "test-embed: $$program keeps the cuRAND wrappers it never calls (above: $$(grep -c '^cubind_curand_' \
+	            $(EMBED_CMAKE)/$$(basename $$program).symbols) of them)"; exit 1; fi; \
+	done
+	@echo "test-embed: an ordinary CMake project linking cubind::embedded (cuFFT + cuRAND) keeps no cuRAND wrapper \
+	(fft_only: $$(stat -c %s $(EMBED_CMAKE)/user/fft_only) bytes); its static library installs with install(EXPORT) \
+	and a program linking it keeps none either ($$(stat -c %s $(EMBED_CMAKE)/app/app) bytes)"
