@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -522,6 +523,51 @@ static void test_newer_major(void **state)
     in_child(newer_major_allowed);
 }
 
+static void *load_cublaslt(void *arg)
+{
+    (void)arg;
+    return (void *)(intptr_t)cubind_load(CUBIND_LIB_CUBLASLT);
+}
+
+/* cubind_require_release of the newest release (that of the headers read) while another thread loads
+ * CUDA 12.4's cuBLASLt, its version query (under the load lock) slow: the requirement and the load are
+ * atomic with respect to each other. The invariant: after CUBIND_OK the library is never loaded as an
+ * older release. Deterministically, the load in progress finishes first, as 12.4, and the requirement
+ * is then refused as ALREADY_LOADED (without the lock it returned CUBIND_OK and the load failed after,
+ * or, in the window after the load read the requirement, the library was loaded as 12.4 regardless). */
+static void require_during_load(void)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    int channel[2], major = CUDART_VERSION / 1000, minor = CUDART_VERSION % 1000 / 10;
+    char fd[16], byte;
+    pthread_t thread;
+    void *loaded = NULL;
+    cubind_error_kind required;
+    alarm(20);
+    path_env("CUBIND_CUBLASLT_PATH", "CUBIND_TEST_RELEASE_MOCK_DIR", "libcublasLt.so.13");
+    CHECK(pipe(channel) == 0);
+    snprintf(fd, sizeof fd, "%d", channel[1]);
+    setenv("CUBIND_TEST_SLOW_FD", fd, 1);
+    setenv("CUBIND_MOCK_VERSION_SLEEP_MS", "300", 1);
+    CHECK(pthread_create(&thread, NULL, load_cublaslt, NULL) == 0);
+    CHECK(read(channel[0], &byte, 1) == 1); /* the version query is running: a load in progress */
+    required = cubind_require_release(CUBIND_LIB_CUBLASLT, major, minor);
+    CHECK(pthread_join(thread, &loaded) == 0);
+    unsetenv("CUBIND_MOCK_VERSION_SLEEP_MS");
+    (void)cubind_library_info(CUBIND_LIB_CUBLASLT, &info);
+    if (required == CUBIND_OK) /* the invariant */
+        CHECK(!info.found || (info.release != NULL && strncmp(info.releases, info.release, strlen(info.release)) == 0));
+    CHECK((intptr_t)loaded == CUBIND_OK && info.release != NULL && strcmp(info.release, "12.4") == 0);
+    CHECK(required == CUBIND_ERROR_ALREADY_LOADED);
+    CHECK(strstr(cubind_last_error()->message, "is already loaded from") != NULL);
+}
+
+static void test_require_during_load(void **state)
+{
+    (void)state;
+    in_child(require_during_load);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,7 +579,7 @@ int main(void)
         cmocka_unit_test(test_cancelled_while_gathering), cmocka_unit_test(test_nvml_initialized_once),
         cmocka_unit_test(test_unterminated_nvml), cmocka_unit_test(test_unterminated_driver),
         cmocka_unit_test(test_count_out_of_range), cmocka_unit_test(test_version_contradicts_soname),
-        cmocka_unit_test(test_newer_major),
+        cmocka_unit_test(test_newer_major), cmocka_unit_test(test_require_during_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
