@@ -523,6 +523,48 @@ static void test_newer_major(void **state)
     in_child(newer_major_allowed);
 }
 
+/* A library whose major does not follow CUDA's, of a CUDA 12 release before 12.4 (CUDA 12.4's mock
+ * answering `version`): called as the nearest release of its CUDA major (12.4), by libraries.toml's
+ * `cuda` table, never as 11.8's, whose version of the same major is older (cuSOLVER 11.4.1, cuRAND
+ * 10.3.0); the release note says no more than that. */
+static void called_as_cuda_major(cubind_library library, const char *variable, const char *file,
+                                 const char *version)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    path_env(variable, "CUBIND_TEST_RELEASE_MOCK_DIR", file);
+    setenv("CUBIND_MOCK_VERSION", version, 1);
+    CHECK(cubind_library_info(library, &info) == CUBIND_OK);
+    CHECK(info.version_text != NULL && strcmp(info.version_text, version) == 0);
+    if (info.release == NULL || strcmp(info.release, "12.4") != 0)
+        fprintf(stderr, "%s %s is called as CUDA %s\n", cubind_library_name(library), version,
+                info.release != NULL ? info.release : "(none)");
+    CHECK(info.release != NULL && strcmp(info.release, "12.4") == 0);
+    CHECK(info.release_note == NULL || strstr(info.release_note, "11.8") == NULL);
+}
+
+static void cusolver_of_cuda_12_2(void)
+{
+    called_as_cuda_major(CUBIND_LIB_CUSOLVER, "CUBIND_CUSOLVER_PATH", "libcusolver.so.12", "11.5.0");
+}
+
+static void cusolver_of_cuda_12_0(void)
+{
+    called_as_cuda_major(CUBIND_LIB_CUSOLVER, "CUBIND_CUSOLVER_PATH", "libcusolver.so.12", "11.4.2");
+}
+
+static void curand_of_cuda_12_1(void)
+{
+    called_as_cuda_major(CUBIND_LIB_CURAND, "CUBIND_CURAND_PATH", "libcurand.so.10", "10.3.2");
+}
+
+static void test_called_as_cuda_major(void **state)
+{
+    (void)state;
+    in_child(cusolver_of_cuda_12_2);
+    in_child(cusolver_of_cuda_12_0);
+    in_child(curand_of_cuda_12_1);
+}
+
 static void *load_cublaslt(void *arg)
 {
     (void)arg;
@@ -580,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_unterminated_nvml), cmocka_unit_test(test_unterminated_driver),
         cmocka_unit_test(test_count_out_of_range), cmocka_unit_test(test_version_contradicts_soname),
         cmocka_unit_test(test_newer_major), cmocka_unit_test(test_require_during_load),
+        cmocka_unit_test(test_called_as_cuda_major),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
