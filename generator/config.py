@@ -127,6 +127,9 @@ class Library:
     serves_every_release: bool = False
     # libraries that must come from the same CUDA release as this one
     coupled: tuple[str, ...] = ()
+    # cuda = { "11.4.2" = "12" }: the first library version of a CUDA major (cuSOLVER 11.4.2 came
+    # with CUDA 12.0), for a library whose major does not follow CUDA's; oldest first
+    cuda_from: tuple[tuple[tuple[int, int, int], int], ...] = ()
     # statuses the library documents as not failures ("not ready yet"), each with why: returned
     # unchanged, never recorded as an error nor passed to the error handler
     informational: tuple[tuple[str, str], ...] = ()
@@ -141,6 +144,12 @@ class Library:
     def unbound_reason(self, symbol: str, headers: frozenset[str]) -> str | None:
         """Why an exported function declared in `headers` is not bound, or None: it must be."""
         return next((u.reason for u in self.unbound if u.matches(symbol, headers)), None)
+
+    def cuda_major_from(self, release: str) -> tuple[int, int, int]:
+        """The first library version of CUDA release `release`'s major ("12.4": 12), or -1s when
+        the configuration does not say (the library's own major then stands for CUDA's)."""
+        major = int(release.split(".")[0])
+        return next((first for first, cuda in self.cuda_from if cuda == major), (-1, -1, -1))
 
     @property
     def env_var(self) -> str:
@@ -329,6 +338,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             soname_versioned=lib.get("soname_versioned", True),
             serves_every_release=lib.get("serves_every_release", False),
             coupled=tuple(lib.get("coupled", ())),
+            cuda_from=_cuda_from(lib),
             informational=tuple(sorted(lib.get("informational", {}).items())),
             no_gpu=tuple(sorted(lib.get("no_gpu", {}).items())),
             wheel_dirs=tuple(lib.get("wheel_dirs", ())),
@@ -373,6 +383,19 @@ def _release(raw: dict) -> Release:
         )
     except KeyError as exc:
         raise ConfigError(f"release {raw.get('name', '?')}: {exc.args[0]} is missing") from None
+
+
+def _cuda_from(lib: dict) -> tuple[tuple[tuple[int, int, int], int], ...]:
+    """[[library]] cuda = { "<first library version>" = "<CUDA major>" }, oldest first."""
+    try:
+        firsts = sorted((tuple((int(p) for p in (k.split(".") + ["0", "0"])[:3])), int(v))
+                        for k, v in lib.get("cuda", {}).items())
+    except (AttributeError, ValueError):
+        raise ConfigError(f"library {lib.get('name', '?')}: cuda is a table of \"<first library version>\" = "
+                          f"\"<CUDA major>\"") from None
+    if [cuda for _, cuda in firsts] != sorted({cuda for _, cuda in firsts}):
+        raise ConfigError(f"library {lib.get('name', '?')}: cuda's CUDA majors must grow with the versions, once each")
+    return tuple(firsts)  # type: ignore[return-value]
 
 
 def _locate(raw: dict) -> Locate:

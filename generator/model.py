@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import api, cplusplus, header_closure, release_calls
-from .config import Config, Library, Module
+from .config import Config, ConfigError, Library, Module
 from .ctext import spaced
 from .names import check_names, cubind_name
 from .parse import SKIP_CXX_OVERLOAD
@@ -266,6 +266,9 @@ def build(config: Config, irs: list[dict]) -> Model:
                 [c for c in failures if c["value"] not in {n["value"] for n in no_gpu}],
             )
         )
+    for lib in libraries:
+        if lib.release_plan is not None:
+            _check_cuda_from(lib.library, lib.release_plan)
     by_library = {lib.library.name: lib for lib in libraries}
     for m in modules:
         m.owner = by_library[m.module.library]
@@ -287,6 +290,16 @@ def _add_constants(groups: list[TypeGroup], constants: list[tuple[dict, dict, st
             groups.append(group)
         (group.constants if key == "constants" else group.literals).append(constant)
     groups.sort(key=lambda g: (not g.cplusplus_class, rank[g.header]))
+
+
+def _check_cuda_from(library: Library, plan: release_calls.ReleasePlan) -> None:
+    """Each release read lies in its own CUDA major by the library's `cuda` table (libraries.toml):
+    a mistyped first version would call a library as another major's release."""
+    for release in plan.releases if library.cuda_from else ():
+        within = [cuda for first, cuda in library.cuda_from if first <= release.library_version]
+        if within and within[-1] != int(release.name.split(".")[0]):
+            raise ConfigError(f"{library.name}: version {'.'.join(map(str, release.library_version))} of CUDA "
+                             f"{release.name} lies in CUDA {within[-1]} by its cuda table (libraries.toml)")
 
 
 def _header_version_numbers(versions: list[str]) -> tuple[int, int, int]:

@@ -318,7 +318,7 @@ static int known_release(cubind_library library, int major, int minor)
 cubind_error_kind cubind_require_release(cubind_library library, int major, int minor)
 {
     const char *name;
-    int have_major = 0, have_minor = 0;
+    int have_major = 0, have_minor = 0, release;
     if (!cubind__valid_library(library))
         return cubind__invalid_library("cubind_require_release", library);
     if (major < 0 || minor < 0 || minor > 99) {
@@ -333,10 +333,9 @@ cubind_error_kind cubind_require_release(cubind_library library, int major, int 
                              cubind__libraries[library].file, releases_known(library));
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
-    cubind__require_release(library, major, minor);
-    if (!cubind__is_loaded(library))
+    if ((release = cubind__require_release_in_use(library, major, minor)) < 0)
         return CUBIND_OK; /* checked when it loads */
-    name = cubind__release_name(library, cubind__release_in_use(library));
+    name = cubind__release_name(library, release);
     if (name != NULL && sscanf(name, "%d.%d", &have_major, &have_minor) == 2 &&
         (have_major > major || (have_major == major && have_minor >= minor)))
         return CUBIND_OK;

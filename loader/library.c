@@ -1,21 +1,17 @@
 /*
- * loader/library.c - once-only, thread-safe loading of each library, symbol
- * resolution and introspection.
+ * loader/library.c - once-only, thread-safe loading of each library, symbol resolution and introspection.
  *
- * Per library: an atomic state (untried, loaded, failed) read without a lock on
- * every slow-path call. Loading, and what must not run beside it, takes one
- * process-wide lock: glibc serialises dlopen anyway, and one lock cannot be taken
- * in two orders (per-library locks deadlocked when a library constructor loaded
- * another library while a second thread, or fork's handler, took that one first).
- * It is recursive through a thread-local depth, so a constructor may load another
- * library; a thread-local flag per library refuses re-entry into a load in progress
- * on the same thread, which a lock alone could not tell from a second thread.
- * pthread_atfork holds the lock across fork() so a child never inherits a load half
- * done. Cancellation is disabled while the lock is held (a thread cancelled inside a
- * library constructor would otherwise leave it held for ever); a cancel request made
- * meanwhile acts at the thread's next cancellation point after the load. It is a plain mutex because the child must unlock it: glibc refuses to unlock
- * a recursive mutex there (its owner's thread id is not the child's), which left
- * every later load in the child blocked for ever.
+ * Per library: an atomic state (untried, loaded, failed) read without a lock on every slow-path call. Loading, and
+ * what must not run beside it, takes one process-wide lock: glibc serialises dlopen anyway, and one lock cannot be
+ * taken in two orders (per-library locks deadlocked when a library constructor loaded another library while a second
+ * thread, or fork's handler, took that one first). It is recursive through a thread-local depth, so a constructor may
+ * load another library; a thread-local flag per library refuses re-entry into a load in progress on the same thread,
+ * which a lock alone could not tell from a second thread. pthread_atfork holds the lock across fork() so a child never
+ * inherits a load half done. Cancellation is disabled while the lock is held (a thread cancelled inside a library
+ * constructor would otherwise leave it held for ever); a cancel request made meanwhile acts at the thread's next
+ * cancellation point after the load. It is a plain mutex because the child must unlock it: glibc refuses to unlock a
+ * recursive mutex there (its owner's thread id is not the child's), which left every later load in the child blocked
+ * for ever.
  * Layer 7, the top: calls discovery (6), handle_check (3), opened (2), error (2), trace (2), unload (1),
  * strbuf (1) and the generated tables; called by the generated wrappers and the public API.
  */
@@ -512,6 +508,17 @@ const cubind__opened *cubind__opened_of(cubind_library library)
 int cubind__release_in_use(cubind_library library)
 {
     return states[library].release;
+}
+
+/* Under the lock, so that a load in progress has either read the requirement or published its release. */
+int cubind__require_release_in_use(cubind_library library, int major, int minor)
+{
+    int cancel_state, release;
+    lock(&cancel_state);
+    cubind__require_release(library, major, minor);
+    release = cubind__is_loaded(library) ? states[library].release : -1;
+    unlock(cancel_state);
+    return release;
 }
 
 void cubind__library_unload(void)

@@ -28,6 +28,9 @@ void cubind__record_load_failure(cubind_library library, const char *function, c
 int cubind__is_loaded(cubind_library library);
 const cubind__opened *cubind__opened_of(cubind_library library);
 int cubind__release_in_use(cubind_library library);
+/* cubind_require_release: record that `library` is accepted from CUDA major.minor on, atomically with
+ * respect to a load in progress (which finishes first); the release it is loaded as then, or -1. */
+int cubind__require_release_in_use(cubind_library library, int major, int minor);
 
 /* What a call of function `index` is in the loaded library's release (releases.h). */
 void cubind__resolve_in_release(cubind_library library, const cubind__symbol_table *table, size_t index,

@@ -68,15 +68,40 @@ static int compare_versions(const int release[3], const int loaded[3])
     return 0;
 }
 
-/* The release for `version`: the newest of its major that is not newer than it; else the oldest
- * of its major (functions added later are then simply not exported: NVIDIA renames a function
- * whose ABI changes within a major); else, for a major between or above those known, the newest
- * release older than it. -1 when it is older than every one. `strict`: only the newest release
- * not newer than it. */
+/* The CUDA major of release `r` ("12.4": 12). */
+static int cuda_major(const cubind__release_table *t, size_t r)
+{
+    return atoi(cubind__release_at(t, r)->name);
+}
+
+/* The CUDA major `version` belongs to by the library's `cuda` table (a cuSOLVER 11.5 is CUDA 12's,
+ * although 11.8's is 11.4): that of the newest release whose CUDA major begins at or before it; -1
+ * when the table does not say, and the library's own major stands for CUDA's. */
+static int cuda_major_of(const cubind__release_table *t, const int version[3])
+{
+    size_t r;
+    for (r = 0; r < t->release_count; ++r)
+        if (cubind__release_at(t, r)->cuda_from[0] >= 0 &&
+            compare_versions(cubind__release_at(t, r)->cuda_from, version) <= 0)
+            return cuda_major(t, r);
+    return -1;
+}
+
+/* Whether release `r` is of `version`'s major: its CUDA major by the `cuda` table, else its library major. */
+static int same_major_as(const cubind__release_table *t, size_t r, const int version[3], int cuda)
+{
+    return cuda >= 0 ? cuda_major(t, r) == cuda : cubind__release_at(t, r)->library_version[0] == version[0];
+}
+
+/* The release for `version`: the newest of its major (its CUDA major where the `cuda` table says
+ * it) that is not newer than it; else the oldest of its major (functions added later are then
+ * simply not exported: NVIDIA renames a function whose ABI changes within a major); else, for a
+ * major between or above those known, the newest release older than it. -1 when it is older than
+ * every one. `strict`: only the newest release not newer than it. */
 static int choose(const cubind__release_table *t, const int version[3], int strict)
 {
     size_t r;
-    int same_major = -1;
+    int same_major = -1, cuda;
     if (version[0] < 0)
         return 0; /* unknown: the bindings' own, as before releases were known */
     if (strict) { /* the newest release not newer than it, or none */
@@ -85,9 +110,10 @@ static int choose(const cubind__release_table *t, const int version[3], int stri
                 return (int)r;
         return -1;
     }
+    cuda = cuda_major_of(t, version);
     for (r = 0; r < t->release_count; ++r) {
         const cubind__release *release = cubind__release_at(t, r);
-        if (release->library_version[0] != version[0])
+        if (!same_major_as(t, r, version, cuda))
             continue;
         if (compare_versions(release->library_version, version) <= 0)
             return (int)r;

@@ -26,6 +26,8 @@
 typedef struct cubind__release {
     char name[CUBIND__RELEASE_NAME_SIZE]; /* the CUDA release, "12.4" */
     int library_version[3];               /* what the library's version query answers in it */
+    int cuda_from[3];                     /* the first library version of its CUDA major (libraries.toml
+                                             `cuda`: cuSOLVER 11.4.2 for 12.x); -1s: its major says */
 } cubind__release;
 
 /* What a call of one function becomes in one older release. */

@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -628,6 +629,93 @@ static void test_newer_major(void **state)
     in_child(newer_major_allowed);
 }
 
+/* A library whose major does not follow CUDA's, of a CUDA 12 release before 12.4 (CUDA 12.4's mock
+ * answering `version`): called as the nearest release of its CUDA major (12.4), by libraries.toml's
+ * `cuda` table, never as 11.8's, whose version of the same major is older (cuSOLVER 11.4.1, cuRAND
+ * 10.3.0); the release note says no more than that. */
+static void called_as_cuda_major(cubind_library library, const char *variable, const char *file,
+                                 const char *version)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    path_env(variable, "CUBIND_TEST_RELEASE_MOCK_DIR", file);
+    setenv("CUBIND_MOCK_VERSION", version, 1);
+    CHECK(cubind_library_info(library, &info) == CUBIND_OK);
+    CHECK(info.version_text != NULL && strcmp(info.version_text, version) == 0);
+    if (info.release == NULL || strcmp(info.release, "12.4") != 0)
+        fprintf(stderr, "%s %s is called as CUDA %s\n", cubind_library_name(library), version,
+                info.release != NULL ? info.release : "(none)");
+    CHECK(info.release != NULL && strcmp(info.release, "12.4") == 0);
+    CHECK(info.release_note == NULL || strstr(info.release_note, "11.8") == NULL);
+}
+
+static void cusolver_of_cuda_12_2(void)
+{
+    called_as_cuda_major(CUBIND_LIB_CUSOLVER, "CUBIND_CUSOLVER_PATH", "libcusolver.so.12", "11.5.0");
+}
+
+static void cusolver_of_cuda_12_0(void)
+{
+    called_as_cuda_major(CUBIND_LIB_CUSOLVER, "CUBIND_CUSOLVER_PATH", "libcusolver.so.12", "11.4.2");
+}
+
+static void curand_of_cuda_12_1(void)
+{
+    called_as_cuda_major(CUBIND_LIB_CURAND, "CUBIND_CURAND_PATH", "libcurand.so.10", "10.3.2");
+}
+
+static void test_called_as_cuda_major(void **state)
+{
+    (void)state;
+    in_child(cusolver_of_cuda_12_2);
+    in_child(cusolver_of_cuda_12_0);
+    in_child(curand_of_cuda_12_1);
+}
+
+static void *load_cublaslt(void *arg)
+{
+    (void)arg;
+    return (void *)(intptr_t)cubind_load(CUBIND_LIB_CUBLASLT);
+}
+
+/* cubind_require_release of the newest release (that of the headers read) while another thread loads
+ * CUDA 12.4's cuBLASLt, its version query (under the load lock) slow: the requirement and the load are
+ * atomic with respect to each other. The invariant: after CUBIND_OK the library is never loaded as an
+ * older release. Deterministically, the load in progress finishes first, as 12.4, and the requirement
+ * is then refused as ALREADY_LOADED (without the lock it returned CUBIND_OK and the load failed after,
+ * or, in the window after the load read the requirement, the library was loaded as 12.4 regardless). */
+static void require_during_load(void)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    int channel[2], major = CUDART_VERSION / 1000, minor = CUDART_VERSION % 1000 / 10;
+    char fd[16], byte;
+    pthread_t thread;
+    void *loaded = NULL;
+    cubind_error_kind required;
+    alarm(20);
+    path_env("CUBIND_CUBLASLT_PATH", "CUBIND_TEST_RELEASE_MOCK_DIR", "libcublasLt.so.13");
+    CHECK(pipe(channel) == 0);
+    snprintf(fd, sizeof fd, "%d", channel[1]);
+    setenv("CUBIND_TEST_SLOW_FD", fd, 1);
+    setenv("CUBIND_MOCK_VERSION_SLEEP_MS", "300", 1);
+    CHECK(pthread_create(&thread, NULL, load_cublaslt, NULL) == 0);
+    CHECK(read(channel[0], &byte, 1) == 1); /* the version query is running: a load in progress */
+    required = cubind_require_release(CUBIND_LIB_CUBLASLT, major, minor);
+    CHECK(pthread_join(thread, &loaded) == 0);
+    unsetenv("CUBIND_MOCK_VERSION_SLEEP_MS");
+    (void)cubind_library_info(CUBIND_LIB_CUBLASLT, &info);
+    if (required == CUBIND_OK) /* the invariant */
+        CHECK(!info.found || (info.release != NULL && strncmp(info.releases, info.release, strlen(info.release)) == 0));
+    CHECK((intptr_t)loaded == CUBIND_OK && info.release != NULL && strcmp(info.release, "12.4") == 0);
+    CHECK(required == CUBIND_ERROR_ALREADY_LOADED);
+    CHECK(strstr(cubind_last_error()->message, "is already loaded from") != NULL);
+}
+
+static void test_require_during_load(void **state)
+{
+    (void)state;
+    in_child(require_during_load);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -639,7 +727,8 @@ int main(void)
         cmocka_unit_test(test_cancelled_while_gathering), cmocka_unit_test(test_nvml_initialized_once),
         cmocka_unit_test(test_unterminated_nvml), cmocka_unit_test(test_unterminated_driver),
         cmocka_unit_test(test_count_out_of_range), cmocka_unit_test(test_version_contradicts_soname),
-        cmocka_unit_test(test_newer_major),
+        cmocka_unit_test(test_newer_major), cmocka_unit_test(test_require_during_load),
+        cmocka_unit_test(test_called_as_cuda_major),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25133,9 +25133,9 @@ const struct cubind__cublas_releases {
      offsetof(struct cubind__cublas_releases, firsts), offsetof(struct cubind__cublas_releases, entries),
      offsetof(struct cubind__cublas_releases, history), offsetof(struct cubind__cublas_releases, strings)},
     {
-        {"13.0", {13, 1, 0}},
-        {"12.4", {12, 4, 5}},
-        {"11.8", {11, 11, 3}},
+        {"13.0", {13, 1, 0}, {-1, -1, -1}},
+        {"12.4", {12, 4, 5}, {-1, -1, -1}},
+        {"11.8", {11, 11, 3}, {-1, -1, -1}},
     },
     {0, 0, 14, 261},
     {

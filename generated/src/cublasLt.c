@@ -2737,9 +2737,9 @@ const struct cubind__cublasLt_releases {
      offsetof(struct cubind__cublasLt_releases, firsts), offsetof(struct cubind__cublasLt_releases, entries),
      offsetof(struct cubind__cublasLt_releases, history), offsetof(struct cubind__cublasLt_releases, strings)},
     {
-        {"13.0", {13, 1, 0}},
-        {"12.4", {12, 4, 5}},
-        {"11.8", {11, 11, 3}},
+        {"13.0", {13, 1, 0}, {-1, -1, -1}},
+        {"12.4", {12, 4, 5}, {-1, -1, -1}},
+        {"11.8", {11, 11, 3}, {-1, -1, -1}},
     },
     {0, 0, 5, 12},
     {

@@ -11863,7 +11863,7 @@ const struct cubind__cudnn_releases {
      offsetof(struct cubind__cudnn_releases, firsts), offsetof(struct cubind__cudnn_releases, entries),
      offsetof(struct cubind__cudnn_releases, history), offsetof(struct cubind__cudnn_releases, strings)},
     {
-        {"13.0", {9, 19, 0}},
+        {"13.0", {9, 19, 0}, {-1, -1, -1}},
     },
     {0, 0},
     {

@@ -2722,9 +2722,9 @@ const struct cubind__cufft_releases {
      offsetof(struct cubind__cufft_releases, firsts), offsetof(struct cubind__cufft_releases, entries),
      offsetof(struct cubind__cufft_releases, history), offsetof(struct cubind__cufft_releases, strings)},
     {
-        {"13.0", {12, 0, 0}},
-        {"12.4", {11, 2, 1}},
-        {"11.8", {10, 9, 0}},
+        {"13.0", {12, 0, 0}, {12, 0, 0}},
+        {"12.4", {11, 2, 1}, {11, 0, 0}},
+        {"11.8", {10, 9, 0}, {-1, -1, -1}},
     },
     {0, 0, 1, 5},
     {

@@ -1462,9 +1462,9 @@ const struct cubind__curand_releases {
      offsetof(struct cubind__curand_releases, firsts), offsetof(struct cubind__curand_releases, entries),
      offsetof(struct cubind__curand_releases, history), offsetof(struct cubind__curand_releases, strings)},
     {
-        {"13.0", {10, 4, 0}},
-        {"12.4", {10, 3, 5}},
-        {"11.8", {10, 3, 0}},
+        {"13.0", {10, 4, 0}, {10, 4, 0}},
+        {"12.4", {10, 3, 5}, {10, 3, 1}},
+        {"11.8", {10, 3, 0}, {-1, -1, -1}},
     },
     {0, 0, 0, 0},
     {

@@ -1080,9 +1080,9 @@ const struct cubind__cusolverMg_releases {
      offsetof(struct cubind__cusolverMg_releases, firsts), offsetof(struct cubind__cusolverMg_releases, entries),
      offsetof(struct cubind__cusolverMg_releases, history), offsetof(struct cubind__cusolverMg_releases, strings)},
     {
-        {"13.0", {12, 0, 4}},
-        {"12.4", {11, 6, 1}},
-        {"11.8", {11, 4, 1}},
+        {"13.0", {12, 0, 4}, {12, 0, 0}},
+        {"12.4", {11, 6, 1}, {11, 4, 2}},
+        {"11.8", {11, 4, 1}, {-1, -1, -1}},
     },
     {0, 0, 0, 0},
     {

@@ -19251,9 +19251,9 @@ const struct cubind__cusparse_releases {
      offsetof(struct cubind__cusparse_releases, firsts), offsetof(struct cubind__cusparse_releases, entries),
      offsetof(struct cubind__cusparse_releases, history), offsetof(struct cubind__cusparse_releases, strings)},
     {
-        {"13.0", {12, 6, 3}},
-        {"12.4", {12, 3, 1}},
-        {"11.8", {11, 7, 5}},
+        {"13.0", {12, 6, 3}, {12, 6, 0}},
+        {"12.4", {12, 3, 1}, {12, 0, 0}},
+        {"11.8", {11, 7, 5}, {11, 0, 0}},
     },
     {0, 0, 0, 28},
     {

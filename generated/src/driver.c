@@ -21243,9 +21243,9 @@ const struct cubind__driver_releases {
      offsetof(struct cubind__driver_releases, firsts), offsetof(struct cubind__driver_releases, entries),
      offsetof(struct cubind__driver_releases, history), offsetof(struct cubind__driver_releases, strings)},
     {
-        {"13.0", {13, 0, 0}},
-        {"12.4", {12, 4, 0}},
-        {"11.8", {11, 8, 0}},
+        {"13.0", {13, 0, 0}, {-1, -1, -1}},
+        {"12.4", {12, 4, 0}, {-1, -1, -1}},
+        {"11.8", {11, 8, 0}, {-1, -1, -1}},
     },
     {0, 0, 45, 159},
     {

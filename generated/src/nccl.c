@@ -1901,7 +1901,7 @@ const struct cubind__nccl_releases {
      offsetof(struct cubind__nccl_releases, firsts), offsetof(struct cubind__nccl_releases, entries),
      offsetof(struct cubind__nccl_releases, history), offsetof(struct cubind__nccl_releases, strings)},
     {
-        {"13.0", {2, 28, 9}},
+        {"13.0", {2, 28, 9}, {-1, -1, -1}},
     },
     {0, 0},
     {

@@ -757,8 +757,8 @@ const struct cubind__nvjitlink_releases {
      offsetof(struct cubind__nvjitlink_releases, firsts), offsetof(struct cubind__nvjitlink_releases, entries),
      offsetof(struct cubind__nvjitlink_releases, history), offsetof(struct cubind__nvjitlink_releases, strings)},
     {
-        {"13.0", {13, 0, 0}},
-        {"12.4", {12, 4, 0}},
+        {"13.0", {13, 0, 0}, {-1, -1, -1}},
+        {"12.4", {12, 4, 0}, {-1, -1, -1}},
     },
     {0, 0, 13},
     {

@@ -15803,9 +15803,9 @@ const struct cubind__runtime_releases {
      offsetof(struct cubind__runtime_releases, firsts), offsetof(struct cubind__runtime_releases, entries),
      offsetof(struct cubind__runtime_releases, history), offsetof(struct cubind__runtime_releases, strings)},
     {
-        {"13.0", {13, 0, 0}},
-        {"12.4", {12, 4, 0}},
-        {"11.8", {11, 8, 0}},
+        {"13.0", {13, 0, 0}, {-1, -1, -1}},
+        {"12.4", {12, 4, 0}, {-1, -1, -1}},
+        {"11.8", {11, 8, 0}, {-1, -1, -1}},
     },
     {0, 0, 56, 128},
     {

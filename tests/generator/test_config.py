@@ -126,3 +126,23 @@ def test_an_unbound_entry_matches_by_name_or_by_every_declaring_header(tmp_path:
 def test_an_unbound_entry_names_a_pattern_or_a_header_and_a_reason(tmp_path: Path, entry: str) -> None:
     with pytest.raises(config.ConfigError, match="an unbound entry names a pattern or a header"):
         config.load(_fixture_with_unbound(tmp_path, entry))
+
+
+def test_a_cuda_table_places_each_release_read_in_its_own_major() -> None:
+    """libraries.toml's `cuda` table (the first library version of each CUDA major) must agree with the
+    versions of the releases read: a mistyped first version would call a library as another major's."""
+    from generator import release_calls
+    cusolver = next(lib for lib in config.load().libraries if lib.name == "cusolver")
+    assert cusolver.cuda_major_from("12.4") == (11, 4, 2) and cusolver.cuda_major_from("11.8") == (-1, -1, -1)
+
+    def plan(*releases: tuple[str, tuple[int, int, int]]) -> release_calls.ReleasePlan:
+        return release_calls.ReleasePlan([release_calls.Release(n, v) for n, v in releases], [], [], [], [])
+    model._check_cuda_from(cusolver, plan(("13.0", (12, 0, 4)), ("12.4", (11, 6, 1)), ("11.8", (11, 4, 1))))
+    with pytest.raises(config.ConfigError, match="version 11.4.2 of CUDA 11.8 lies in CUDA 12"):
+        model._check_cuda_from(cusolver, plan(("12.4", (11, 4, 3)), ("11.8", (11, 4, 2))))
+
+
+@pytest.mark.parametrize("table", [{"12": "13", "11.4.2": "14"}, {"x": "12"}, "major"])
+def test_a_cuda_table_is_versions_to_growing_majors(table: object) -> None:
+    with pytest.raises(config.ConfigError, match="cuda"):
+        config._cuda_from({"name": "fx", "cuda": table})
