@@ -498,7 +498,7 @@ $(TEST_BUILD)/gpu/no_gpu: tests/gpu/no_gpu.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LI
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
 
 gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examples $(MOCK_DIR)/environment.txt \
-           gpu-releases $(TEST_BUILD)/gpu/no_gpu
+           gpu-releases $(TEST_BUILD)/gpu/no_gpu test-dropin
 
 # tests/gpu/releases.sh: tests/gpu/releases.c through cubind, and for each older release with a
 # runtime in the releases cache, built against that release's headers and linked to its libcudart

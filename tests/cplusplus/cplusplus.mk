@@ -11,6 +11,10 @@
 CPLUSPLUS_TEST_DIR := $(TEST_BUILD)
 CPLUSPLUS_VARIANTS := g++-alone g++-cuda g++-inline clang++-alone clang++-cuda clang++-inline
 CPLUSPLUS_TESTS := $(foreach v,$(CPLUSPLUS_VARIANTS),$(CPLUSPLUS_TEST_DIR)/nvidia_style-$(v))
+# tests/cplusplus/nvidia_style_c.c, its C counterpart (flags by name, a captured graph, cuBLASXt, the
+# profiler APIs), with gcc and clang, cubind's headers alone and with CUDA's include directory.
+C_STYLE_VARIANTS := gcc-alone gcc-cuda clang-alone clang-cuda
+C_STYLE_TESTS := $(foreach v,$(C_STYLE_VARIANTS),$(CPLUSPLUS_TEST_DIR)/nvidia_style_c-$(v))
 cplusplus_compiler = $(firstword $(subst -, ,$(1)))
 cplusplus_flags = $(if $(findstring -cuda,$(1)),-I$(CUDA_PATH)/include)$(if $(findstring -inline,$(1)), -DCUBIND_INLINE)
 
@@ -22,8 +26,14 @@ $(CPLUSPLUS_TEST_DIR)/nvidia_style-%: tests/cplusplus/nvidia_style.cpp $(LIBRARY
 	$(call cplusplus_compiler,$*) $(if $(findstring -alone,$*),-std=c++11,-std=c++17) -Wall -Wextra -Werror -pedantic \
 	    -I$(BUILD)/include $(call cplusplus_flags,$*) -Itests $< -o $@ $(TEST_LIBS) $(MOCK_LIBS)
 
-test-cplusplus: $(CPLUSPLUS_TESTS) $(MOCKS)
-	@for p in $(CPLUSPLUS_TESTS); do \
+$(CPLUSPLUS_TEST_DIR)/nvidia_style_c-%: tests/cplusplus/nvidia_style_c.c $(LIBRARY_SO) $(BUILT_HEADERS) $(RECORDER) \
+                                         tests/cplusplus/cplusplus.mk
+	@mkdir -p $(dir $@)
+	$(call cplusplus_compiler,$*) $(WARNINGS) $(SAN_FLAGS) -I$(BUILD)/include $(call cplusplus_flags,$*) -Itests $< -o $@ \
+	    $(TEST_LIBS) $(MOCK_LIBS)
+
+test-cplusplus: $(CPLUSPLUS_TESTS) $(C_STYLE_TESTS) $(MOCKS)
+	@for p in $(CPLUSPLUS_TESTS) $(C_STYLE_TESTS); do \
 	    env $(MOCK_ENV) $$p || { echo "test-cplusplus: $$p failed"; exit 1; }; \
 	done
 	@$(RESULTS) passed test-cplusplus
