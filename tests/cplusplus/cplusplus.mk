@@ -9,11 +9,13 @@
 # which NVIDIA function each call reached. generated/'s IR check is tests/generator/test_cplusplus.py.
 
 CPLUSPLUS_TEST_DIR := $(TEST_BUILD)
-CPLUSPLUS_VARIANTS := g++-alone g++-cuda g++-inline clang++-alone clang++-cuda clang++-inline
+# Under a sanitizer, the compiler's own only: clang's ASan and TSan runtimes are not gcc's, which
+# libcubind's sanitizer build links (the plain step builds and runs the clang ones).
+CPLUSPLUS_VARIANTS := g++-alone g++-cuda g++-inline $(if $(SAN),,clang++-alone clang++-cuda clang++-inline)
 CPLUSPLUS_TESTS := $(foreach v,$(CPLUSPLUS_VARIANTS),$(CPLUSPLUS_TEST_DIR)/nvidia_style-$(v))
 # tests/cplusplus/nvidia_style_c.c, its C counterpart (flags by name, a captured graph, cuBLASXt, the
 # profiler APIs), with gcc and clang, cubind's headers alone and with CUDA's include directory.
-C_STYLE_VARIANTS := gcc-alone gcc-cuda clang-alone clang-cuda
+C_STYLE_VARIANTS := gcc-alone gcc-cuda $(if $(SAN),,clang-alone clang-cuda)
 C_STYLE_TESTS := $(foreach v,$(C_STYLE_VARIANTS),$(CPLUSPLUS_TEST_DIR)/nvidia_style_c-$(v))
 cplusplus_compiler = $(firstword $(subst -, ,$(1)))
 cplusplus_flags = $(if $(findstring -cuda,$(1)),-I$(CUDA_PATH)/include)$(if $(findstring -inline,$(1)), -DCUBIND_INLINE)
