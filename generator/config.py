@@ -159,6 +159,12 @@ class Library:
     def enum_name(self) -> str:
         return f"CUBIND_LIB_{self.name.upper()}"
 
+    @property
+    def file_stem(self) -> str:
+        """The library's file as people name it, its newest soname before ".so" ("libcudart" for
+        the runtime unit, "libcuda" for the driver): what generated comments and docs call it."""
+        return self.sonames[0].split(".so")[0]
+
 
 @dataclass(frozen=True)
 class Locate:

@@ -126,7 +126,10 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
     """Every generated file (path relative to generated/ -> text), IR included."""
     env = environment()
     common = {"model": model, "config": model.config, "generator_version": VERSION, "command": command,
-              "cuda_version": model.cuda_version}
+              "cuda_version": model.cuda_version,
+              # the CUDA releases whose headers the run read, oldest first ("11.8" .. "13.0")
+              "oldest_release": min([model.cuda_version, *(r.name for r in model.config.releases)],
+                                    key=lambda name: tuple(int(p) for p in name.split(".")))}
     # About half the work in a second process (forked: it has the model and the compiled templates)
     # while this one renders the rest.
     half = parallel.forked(lambda: _ir_and_library_files(env, model, common))
