@@ -17,6 +17,7 @@
 typedef struct cubind__found {
     cubind__version_answer answer;
     char real_path[PATH_MAX]; /* "" when unknown */
+    char loaded_by[PATH_MAX + 96]; /* found already loaded: which object needs it, or that none does; else "" */
 } cubind__found;
 
 /* dlopen the absolute `path` after looking at it: a directory, FIFO or device, an ELF file cut

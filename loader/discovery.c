@@ -93,8 +93,16 @@ static void *already_loaded(const cubind__library_desc *d, const cubind__loaded 
         handle = dlopen(d->sonames[i], RTLD_NOW | RTLD_NOLOAD);
         if (handle == NULL)
             continue;
-        if (!cubind__refused(d, handle, &reason, &found->answer))
+        if (!cubind__refused(d, handle, &reason, &found->answer)) {
+            const char *by = i < CUBIND__NEEDED_BY ? loaded->needed_by[i] : NULL;
+            if (by == NULL)
+                snprintf(found->loaded_by, sizeof found->loaded_by,
+                         "by a dlopen (no loaded object's DT_NEEDED lists %s), of the program or a library", d->sonames[i]);
+            else
+                snprintf(found->loaded_by, sizeof found->loaded_by, "as a DT_NEEDED of %s",
+                         by[0] != '\0' ? by : "the program");
             return handle;
+        }
         for (; *listed < i; ++*listed)
             cubind__strbuf_printf(why, " %s", d->sonames[*listed]);
         cubind__strbuf_printf(why, "%s %s", cubind__strbuf_str(&reason), d->sonames[i]);
@@ -202,6 +210,7 @@ int cubind__open(const cubind__library_desc *d, const char *explicit_path, void 
     found.answer.handle = NULL;
     found.answer.held_fini = NULL;
     found.real_path[0] = '\0';
+    found.loaded_by[0] = '\0';
     handle = discover(d, explicit_path, explicit_handle, beside, &found_by, &tried, &found);
     if (handle == NULL) {
         cubind__strbuf_printf(why, "%s not found; tried: %s", d->file, cubind__strbuf_str(&tried));
@@ -224,6 +233,7 @@ int cubind__open(const cubind__library_desc *d, const char *explicit_path, void 
     out->map = map;
     cubind__record_segments(out);
     out->found_by = found_by;
+    out->loaded_by = found.loaded_by[0] != '\0' ? strdup(found.loaded_by) : NULL;
     if (found.real_path[0] != '\0' && handle != explicit_handle) /* read from the descriptor of the checks */
         out->real_path = strdup(found.real_path);
     else

@@ -185,6 +185,7 @@ cubind_error_kind cubind_library_info(cubind_library library, struct cubind_libr
         cubind__census(library, &out.functions_found, &out.missing, &out.functions_missing);
         out.found = 1;
         out.found_by = lib->found_by;
+        out.loaded_by = lib->loaded_by;
         out.path = lib->path;
         out.real_path = lib->real_path;
         out.soname = lib->soname;

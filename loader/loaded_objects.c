@@ -77,6 +77,28 @@ struct walk {
     cubind__loaded *out;
 };
 
+/* Which of the library's sonames the object's DT_NEEDED entries name: the first object found that
+ * needs one is kept (the program is reported first, then in load order). */
+static void needed(struct walk *walk, const ElfW(Dyn) *dyn, const struct dl_phdr_info *info)
+{
+    const ElfW(Dyn) *entry;
+    uintptr_t strtab = 0;
+    size_t i;
+    for (entry = dyn; entry->d_tag != DT_NULL; ++entry)
+        if (entry->d_tag == DT_STRTAB)
+            strtab = (uintptr_t)entry->d_un.d_ptr;
+    if (strtab == 0)
+        return;
+    if (strtab < info->dlpi_addr) /* ABIs that leave the dynamic section unrelocated */
+        strtab += info->dlpi_addr;
+    for (entry = dyn; entry->d_tag != DT_NULL; ++entry)
+        if (entry->d_tag == DT_NEEDED)
+            for (i = 0; i < walk->d->soname_count && i < CUBIND__NEEDED_BY; ++i)
+                if (walk->out->needed_by[i] == NULL &&
+                    strcmp((const char *)strtab + entry->d_un.d_val, walk->d->sonames[i]) == 0)
+                    walk->out->needed_by[i] = info->dlpi_name != NULL ? info->dlpi_name : "";
+}
+
 static int walk_object(struct dl_phdr_info *info, size_t size, void *data)
 {
     struct walk *walk = data;
@@ -101,14 +123,20 @@ static int walk_object(struct dl_phdr_info *info, size_t size, void *data)
     for (i = 0; i < walk->d->soname_count && i < 64; ++i)
         if ((soname != NULL && strcmp(soname, walk->d->sonames[i]) == 0) || strcmp(base, walk->d->sonames[i]) == 0)
             walk->out->sonames |= 1ull << i;
+    for (i = 0; i < info->dlpi_phnum; ++i)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            needed(walk, (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr), info);
     return 0;
 }
 
 void cubind__walk_loaded(const cubind__library_desc *d, cubind__loaded *out)
 {
     struct walk walk;
+    size_t i;
     out->sonames = 0;
     out->self = NULL;
+    for (i = 0; i < CUBIND__NEEDED_BY; ++i)
+        out->needed_by[i] = NULL;
     walk.d = d;
     walk.self_address = (uintptr_t)(const void *)own_object;
     walk.head = cubind__main_map();

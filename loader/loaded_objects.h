@@ -20,9 +20,15 @@ struct link_map *cubind__main_map(void);
  * or NULL. */
 const char *cubind__dynamic_soname(const ElfW(Dyn) *dyn, uintptr_t base);
 
+#define CUBIND__NEEDED_BY 4
+
 /* What one walk of the loaded objects (cubind__walk_loaded) found for a library. */
 typedef struct cubind__loaded {
     unsigned long long sonames; /* bit i: sonames[i] names a loaded object (those past 64: always asked) */
+    /* for sonames[i], i < CUBIND__NEEDED_BY: the name of a loaded object whose DT_NEEDED lists it ("" for
+     * the program), NULL when none does (it was loaded by a dlopen). The link map's own string: valid while
+     * that object stays loaded, so copy it before the walk's caller lets other threads dlclose. */
+    const char *needed_by[4];
     struct link_map *self;      /* cubind's own link map, NULL when the walk could not tell */
 } cubind__loaded;
 

@@ -14,6 +14,7 @@
 void cubind__opened_free(cubind__opened *lib)
 {
     free(lib->path);
+    free(lib->loaded_by);
     free(lib->path_escaped);
     free(lib->real_path);
     free(lib->soname);

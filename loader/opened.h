@@ -14,6 +14,7 @@ typedef struct cubind__opened {
     void *handle;
     void *map;             /* struct link_map * of the object */
     const char *found_by;  /* discovery step, see struct cubind_library_info */
+    char *loaded_by;       /* found already loaded: by whom (struct cubind_library_info), else NULL */
     char *path;            /* as loaded (the link map's name) */
     char *path_escaped;    /* the same, printable */
     char *real_path;       /* symbolic links resolved */

@@ -139,6 +139,8 @@ static int scenario_already_loaded(void)
     CHECK(dlopen(mock_path("libcublas.so.13"), RTLD_NOW | RTLD_GLOBAL) != NULL);
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(same(info.found_by, "already loaded"));
+    /* by whom: this program's dlopen, not a DT_NEEDED of any loaded object */
+    CHECK(info.loaded_by != NULL && contains(info.loaded_by, "by a dlopen (no loaded object's DT_NEEDED lists libcublas.so.13)"));
     CHECK(same(info.path, mock_path("libcublas.so.13")));
     CHECK(opens_of("libcublas") == 1);
     return 0;
@@ -150,6 +152,7 @@ static int scenario_system_loader(void)
     char real[PATH_MAX];
     CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(same(info.found_by, "system loader"));
+    CHECK(info.loaded_by == NULL); /* only a library found already loaded was loaded by someone else */
     CHECK(same(info.path, mock_path("libcublas.so.13")));
     CHECK(realpath(info.path, real) != NULL && same(info.real_path, real)); /* read from the checks' descriptor */
     return 0;

@@ -1745,6 +1745,7 @@ struct cubind_library_info {
     cubind_version_origin version_origin;
     const char *version_detail;
     const char *version_text;
+    const char *loaded_by;
 };
 cubind_error_kind cubind_load(cubind_library library);
 cubind_error_kind cubind_set_library_path(cubind_library library, const char *path);

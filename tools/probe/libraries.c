@@ -66,6 +66,7 @@ static void json_library(const struct cubind_library_info *info)
     fprintf(probe_out, ",\"real_path_bytes\":");
     json_bytes(info->real_path);
     json_member("found_by", info->found_by);
+    json_member("loaded_by", info->loaded_by);
     json_member("soname", info->soname);
     fprintf(probe_out, ",\"version\":");
     if (info->version_text != NULL)
@@ -134,7 +135,12 @@ static void text_library(const struct cubind_library_info *info)
         fprintf(probe_out, " -> ");
         text_string(info->real_path);
     }
-    fprintf(probe_out, "\n    found by: %s\n", info->found_by);
+    fprintf(probe_out, "\n    found by: %s", info->found_by);
+    if (info->loaded_by != NULL) {
+        fprintf(probe_out, ", ");
+        text_string(info->loaded_by);
+    }
+    probe_char('\n');
     fprintf(probe_out, "    called as: CUDA %s (these bindings know %s)\n", info->release != NULL ? info->release : "?",
            info->releases != NULL ? info->releases : "?");
     if (info->release_note != NULL) {
