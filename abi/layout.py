@@ -65,7 +65,13 @@ def main() -> int:
             if cursor.is_anonymous():
                 continue  # named only through a typedef or a field: covered there
             t = f"{kind} {cursor.spelling}"
-            lines.append(f'printf("{t} size %zu align %zu\\n", sizeof({t}), _Alignof({t}));')
+            fields = [f for f in cursor.get_children() if f.kind == ci.CursorKind.FIELD_DECL]
+            if kind == "struct" and fields and fields[0].spelling == "size" and fields[0].type.spelling == "size_t":
+                # extensible (cubind_library_info): the caller passes its size and cubind writes no
+                # more, so members added at the end are compatible; every member's line still holds
+                lines.append(f'printf("{t} extensible align %zu\\n", _Alignof({t}));')
+            else:
+                lines.append(f'printf("{t} size %zu align %zu\\n", sizeof({t}), _Alignof({t}));')
             for field in cursor.get_children():
                 if field.kind == ci.CursorKind.FIELD_DECL and field.spelling:
                     f = field.spelling
