@@ -281,10 +281,8 @@ static char *release_of(const struct copy *c)
     size_t i;
     if (l->library >= 0 && c->version[0] >= 0) { /* as the loader chooses it for the same version */
         cubind__strbuf ignored = {0};
-        int by_soname[3]; /* a version that contradicts the soname: the soname decides, as when loaded */
-        int r = cubind__release_of((cubind_library)l->library,
-                                   cubind__contradicts_soname((cubind_library)l->library, c->soname, c->version,
-                                                              by_soname) ? by_soname : c->version, &ignored);
+        /* as the loader calls a file of this soname and version */
+        int r = cubind__release_of_file((cubind_library)l->library, c->soname, c->version, &ignored);
         const char *name = r >= 0 ? cubind__release_name((cubind_library)l->library, r) : NULL;
         cubind__strbuf_free(&ignored);
         if (name != NULL)

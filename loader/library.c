@@ -142,9 +142,7 @@ int cubind__valid_library(cubind_library library)
 /* The release a library just opened is called as; -1, with why, when none fits. */
 static int chosen_release(cubind_library library, const cubind__opened *lib, cubind__strbuf *why)
 {
-    int by_soname[3]; /* a version that contradicts the soname: the soname decides (releases.h) */
-    int release = cubind__release_of(library, cubind__contradicts_soname(library, lib->soname, lib->version, by_soname)
-                                                  ? by_soname : lib->version, why);
+    int release = cubind__release_of_file(library, lib->soname, lib->version, why);
     if (release < 0) {
         cubind__strbuf text = {0};
         cubind__strbuf_printf(&text, "%s %s (%s) cannot be used: %s", cubind__libraries[library].file,

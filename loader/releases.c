@@ -160,6 +160,13 @@ int cubind__contradicts_soname(cubind_library library, const char *soname, const
     return 1;
 }
 
+int cubind__release_of_file(cubind_library library, const char *soname, const int version[3], cubind__strbuf *why)
+{
+    int by_soname[3];
+    int contradicts = cubind__contradicts_soname(library, soname, version, by_soname);
+    return cubind__release_of(library, contradicts ? by_soname : version, why);
+}
+
 int cubind__release_of(cubind_library library, const int version[3], cubind__strbuf *why)
 {
     const cubind__release_table *t = cubind__release_table_of(library);

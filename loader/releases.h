@@ -93,6 +93,11 @@ int cubind__release_of(cubind_library library, const int version[3], cubind__str
  * soname being what the dynamic linker and NVIDIA's ABI promise go by. Else 0. */
 int cubind__contradicts_soname(cubind_library library, const char *soname, const int version[3], int by_soname[3]);
 
+/* cubind__release_of for a file of soname `soname` answering `version`: by the soname's major where
+ * the version contradicts it (cubind__contradicts_soname), else by the version. What the loader
+ * calls a library as, and what the copies listing says a copy would be called as. */
+int cubind__release_of_file(cubind_library library, const char *soname, const int version[3], cubind__strbuf *why);
+
 /* 1 when CUBIND_ALLOW_NEWER_MAJOR=1 lets a library newer than every release be called as the newest. */
 int cubind__newer_major_allowed(void);
 

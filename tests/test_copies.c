@@ -152,6 +152,20 @@ static void test_a_given_root(void **state)
 
 /* In a child: the fixture's site-packages is the only place of the libraries (no CUDA root, no ld.so
  * cache); with the switch set through the API to `on`, how many libraries load from it. */
+/* In a forked child: the only place to search is the virtual environment `venv` (no CUDA root,
+ * conda, user site, ld.so cache or python3 on PATH). */
+static void only_the_venv(const char *venv)
+{
+    setenv("VIRTUAL_ENV", venv, 1);
+    setenv("HOME", tmp_dir, 1);
+    setenv("CUBIND_LD_SO_CACHE", "", 1);
+    unsetenv("CUDA_PATH");
+    unsetenv("CUDA_HOME");
+    unsetenv("CONDA_PREFIX");
+    unsetenv("PYTHONPATH");
+    setenv("PATH", "/nonexistent", 1);
+}
+
 static int loads_from_wheels(const char *venv, int on)
 {
     int status = 0;
@@ -160,15 +174,8 @@ static int loads_from_wheels(const char *venv, int on)
     if (pid == 0) {
         size_t i;
         int n = 0;
-        setenv("VIRTUAL_ENV", venv, 1);
-        setenv("HOME", tmp_dir, 1);
-        setenv("CUBIND_LD_SO_CACHE", "", 1);
-        unsetenv("CUDA_PATH");
-        unsetenv("CUDA_HOME");
-        unsetenv("CONDA_PREFIX");
-        unsetenv("PYTHONPATH");
+        only_the_venv(venv);
         unsetenv("CUBIND_SEARCH_PYTHON");
-        setenv("PATH", "/nonexistent", 1);
         cubind_set_search_python(on);
         for (i = 0; i < cubind_test_library_count; ++i) {
             struct cubind_library_info info = {.size = sizeof info};
@@ -245,15 +252,8 @@ static int loads_from_named(const char *named, const char *other)
         char named_dir[600], other_dir[600];
         size_t i, k;
         int n = 0;
-        setenv("VIRTUAL_ENV", named, 1);
-        setenv("HOME", tmp_dir, 1);
-        setenv("CUBIND_LD_SO_CACHE", "", 1);
-        unsetenv("CUDA_PATH");
-        unsetenv("CUDA_HOME");
-        unsetenv("CONDA_PREFIX");
-        unsetenv("PYTHONPATH");
+        only_the_venv(named);
         unsetenv("PYENV_ROOT");
-        setenv("PATH", "/nonexistent", 1);
         cubind_set_search_python(1);
         snprintf(named_dir, sizeof named_dir, "%s/", named);
         snprintf(other_dir, sizeof other_dir, "%s/", other);
