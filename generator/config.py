@@ -233,6 +233,17 @@ class Release:
     headers: tuple[Package, ...]    # packages whose usr/include the generator reads
     libraries: tuple[Package, ...]  # packages whose shared objects the tests load
     driver: DriverMinimum | None = None  # the oldest driver that runs it
+    # more suites apt reads for the pinned packages (Debian's experimental holds only what differs
+    # from unstable: CUDA 12.5's headers there, the CCCL they include in sid)
+    extra_suites: tuple[str, ...] = ()
+    # false: apt accepts the suites' Release files past their Valid-Until (an archive's experimental
+    # and sid are re-signed weekly; a mirror frozen in time keeps them expired). This release's
+    # source lines only, never apt's global setting; the signature is still checked.
+    check_valid_until: bool = True
+
+    @property
+    def suites(self) -> tuple[str, ...]:
+        return (self.suite, *self.extra_suites)
 
     @property
     def version_key(self) -> tuple[int, ...]:
@@ -386,6 +397,8 @@ def _release(raw: dict) -> Release:
             headers=tuple(Package(p["package"], p["version"]) for p in raw["headers"]),
             libraries=tuple(Package(p["package"], p["version"]) for p in raw.get("libraries", ())),
             driver=DriverMinimum.parse(raw["driver"], f"release {name}") if "driver" in raw else None,
+            extra_suites=tuple(raw.get("extra_suites", ())),
+            check_valid_until=raw.get("check_valid_until", True),
         )
     except KeyError as exc:
         raise ConfigError(f"release {raw.get('name', '?')}: {exc.args[0]} is missing") from None
@@ -501,6 +514,11 @@ def _validate(config: Config) -> None:
             raise ConfigError(f"release {release.name} covers unknown units {', '.join(unknown)}")
         if not release.headers:
             raise ConfigError(f"release {release.name} names no header package")
+        if not isinstance(release.check_valid_until, bool):
+            raise ConfigError(f"release {release.name}: check_valid_until is true or false")
+        twice = sorted({s for s in release.suites if release.suites.count(s) > 1})
+        if twice:
+            raise ConfigError(f"release {release.name} names suite {', '.join(twice)} twice")
     for unit in config.units:
         if unit.headers_release is not None and unit.headers_release not in seen_releases:
             raise ConfigError(f"unit {unit.name}: headers_release {unit.headers_release!r} is not a configured release")

@@ -6,6 +6,9 @@ tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
                                                      one line per package to fetch, tab-separated:
                                                      release, suite, archive, components (comma-
                                                      separated), keyring, package, version
+    python3 -m generator.releases names              the configured older releases, newest first, one a line
+    python3 -m generator.releases sources RELEASE    the sources.list of RELEASE's private apt state: one
+                                                     line per suite, signed by its keyring
     python3 -m generator.releases census [IR_DIR]    per unit and older release, how many functions
                                                      are of each compat class (a Markdown table;
                                                      IR_DIR: generated/ir)
@@ -59,6 +62,14 @@ def plan(config: Config, which: str) -> list[str]:
             for r in config.releases for p in packages(r, which)]
 
 
+def sources(release: Release) -> list[str]:
+    """The release's sources.list lines (`sources` in the module docstring). check-valid-until=no, on
+    these lines only, where the release's configuration says its suites' Release files may be past
+    their Valid-Until; the signature is checked all the same."""
+    options = f"signed-by={release.keyring}" + ("" if release.check_valid_until else " check-valid-until=no")
+    return [f"deb [{options}] {release.archive} {suite} {' '.join(release.components)}" for suite in release.suites]
+
+
 def census(irs: Iterable[dict]) -> dict[str, dict[str, collections.Counter]]:
     """unit -> older release -> compat class -> how many of the unit's functions."""
     return {ir["unit"]: {r["name"]: collections.Counter(f["releases"][r["name"]]["compat"] for f in ir["functions"])
@@ -88,6 +99,16 @@ def main(argv: list[str]) -> int:
         return 0
     if len(argv) == 2 and argv[0] == "plan" and argv[1] in SETS:
         print("\n".join(plan(config, argv[1])))
+        return 0
+    if argv == ["names"]:
+        print("\n".join(r.name for r in config.releases))
+        return 0
+    if len(argv) == 2 and argv[0] == "sources":
+        try:
+            print("\n".join(sources(config.release(argv[1]))))
+        except config_module.ConfigError as exc:
+            print(f"cubind: {exc}", file=sys.stderr)
+            return 2
         return 0
     if argv[:1] == ["census"] and len(argv) <= 2:
         directory = Path(argv[1]) if len(argv) == 2 else Path(__file__).resolve().parent.parent / "generated" / "ir"

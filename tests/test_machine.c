@@ -571,21 +571,43 @@ static void test_count_out_of_range(void **state)
     in_child(count_out_of_range);
 }
 
-/* CUDA 12.4's cuBLASLt (DT_SONAME libcublasLt.so.12) answering 99.99: the version contradicts the
- * soname, which decides the release (12.4, never the newest, 13.0); said in the note and a check. */
+/* The newest of `releases` ("13.0, 12.5, 12.4, 11.8", newest first: cubind_library_info's) whose CUDA
+ * major is `major`, into `out`; "" when none is. */
+static void newest_release_of_major(const char *releases, int major, char *out, size_t size)
+{
+    const char *at = releases;
+    out[0] = '\0';
+    while (at != NULL && *at != '\0') {
+        if (atoi(at) == major) {
+            size_t length = strcspn(at, ", ");
+            snprintf(out, size, "%.*s", (int)length, at);
+            return;
+        }
+        at = strchr(at, ',');
+        at = at != NULL ? at + 2 : NULL;
+    }
+}
+
+/* An older release's cuBLASLt (DT_SONAME libcublasLt.so.12) answering 99.99: the version contradicts
+ * the soname, which decides the release (the newest the bindings read of the soname's major, never
+ * the newest release, 13.0); said in the note and a check. */
 static void version_contradicts_soname(void)
 {
     struct cubind_library_info info = {.size = sizeof info};
     const char *reason = NULL;
+    char newest_12[16], note[160];
     path_env("CUBIND_CUBLASLT_PATH", "CUBIND_TEST_RELEASE_MOCK_DIR", "libcublasLt.so.13");
     setenv("CUBIND_MOCK_VERSION", "99.99.0", 1);
     CHECK(cubind_load(CUBIND_LIB_CUBLASLT) == CUBIND_OK);
     CHECK(cubind_library_info(CUBIND_LIB_CUBLASLT, &info) == CUBIND_OK);
     CHECK(info.version_major == 99 && info.soname != NULL && strcmp(info.soname, "libcublasLt.so.12") == 0);
-    CHECK(info.release != NULL && strcmp(info.release, "12.4") == 0);
-    CHECK(info.release_note != NULL &&
-          strstr(info.release_note, "answers version 99.99.0, which contradicts its soname libcublasLt.so.12 (major "
-                                    "12): it is called as CUDA 12.4") != NULL);
+    CHECK(info.releases != NULL);
+    newest_release_of_major(info.releases, 12, newest_12, sizeof newest_12);
+    CHECK(newest_12[0] != '\0');
+    CHECK(info.release != NULL && strcmp(info.release, newest_12) == 0);
+    snprintf(note, sizeof note, "answers version 99.99.0, which contradicts its soname libcublasLt.so.12 (major 12): "
+             "it is called as CUDA %s", newest_12);
+    CHECK(info.release_note != NULL && strstr(info.release_note, note) != NULL);
     CHECK(verdict_of("version-matches-soname", CUBIND_LIB_CUBLASLT, &reason) == CUBIND_CHECK_WARNING);
     CHECK(strstr(reason, "contradicts its soname") != NULL);
 }
@@ -627,6 +649,46 @@ static void test_newer_major(void **state)
     (void)state;
     in_child(newer_major);
     in_child(newer_major_allowed);
+}
+
+/* A library of a newer minor than every release of its major the bindings read (a CUDA 12.9 runtime,
+ * cuBLASLt 12.9.1): called as the newest release of that major (its ABI is kept within a major), not
+ * as an older one nor as the newest release, 13.0. With CUDA 12.5 read, a 12.6 to 12.9 library is
+ * called as 12.5; the releases come from the library info, so that a release added is checked too. */
+static void newer_minor(cubind_library library, const char *variable, const char *file, const char *version)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    char newest_12[16];
+    path_env(variable, "CUBIND_TEST_RELEASE_MOCK_DIR", file);
+    setenv("CUBIND_MOCK_VERSION", version, 1);
+    CHECK(cubind_library_info(library, &info) == CUBIND_OK);
+    CHECK(info.found && info.version_text != NULL && strcmp(info.version_text, version) == 0);
+    CHECK(info.releases != NULL);
+    newest_release_of_major(info.releases, 12, newest_12, sizeof newest_12);
+    CHECK(newest_12[0] != '\0');
+    if (info.release == NULL || strcmp(info.release, newest_12) != 0)
+        fprintf(stderr, "%s %s is called as CUDA %s, not %s\n", cubind_library_name(library), version,
+                info.release != NULL ? info.release : "(none)", newest_12);
+    CHECK(info.release != NULL && strcmp(info.release, newest_12) == 0);
+    CHECK(info.release_note == NULL); /* nothing to say: a known major, a version its soname agrees with */
+}
+
+static void cublaslt_of_cuda_12_9(void)
+{
+    newer_minor(CUBIND_LIB_CUBLASLT, "CUBIND_CUBLASLT_PATH", "libcublasLt.so.13", "12.9.1");
+}
+
+static void curand_of_cuda_12_9(void)
+{
+    /* cuRAND 10.3.10 is CUDA 12.9's: CUDA 12 by libraries.toml's `cuda` table (10.3.1 to 10.3.x) */
+    newer_minor(CUBIND_LIB_CURAND, "CUBIND_CURAND_PATH", "libcurand.so.10", "10.3.10");
+}
+
+static void test_newer_minor_is_called_as_the_newest_of_its_major(void **state)
+{
+    (void)state;
+    in_child(cublaslt_of_cuda_12_9);
+    in_child(curand_of_cuda_12_9);
 }
 
 /* A library whose major does not follow CUDA's, of a CUDA 12 release before 12.4 (CUDA 12.4's mock
@@ -728,7 +790,7 @@ int main(void)
         cmocka_unit_test(test_unterminated_nvml), cmocka_unit_test(test_unterminated_driver),
         cmocka_unit_test(test_count_out_of_range), cmocka_unit_test(test_version_contradicts_soname),
         cmocka_unit_test(test_newer_major), cmocka_unit_test(test_require_during_load),
-        cmocka_unit_test(test_called_as_cuda_major),
+        cmocka_unit_test(test_called_as_cuda_major), cmocka_unit_test(test_newer_minor_is_called_as_the_newest_of_its_major),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

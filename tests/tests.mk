@@ -500,24 +500,30 @@ $(TEST_BUILD)/gpu/no_gpu: tests/gpu/no_gpu.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LI
 gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examples $(MOCK_DIR)/environment.txt \
            gpu-releases $(TEST_BUILD)/gpu/no_gpu test-dropin
 
-# tests/gpu/releases.sh: tests/gpu/releases.c through cubind, and for each older release with a
-# runtime in the releases cache, built against that release's headers and linked to its libcudart
-# (copied beside it, to travel to the GPU machine). A release whose runtime lacks the graph-edge and
-# capture forms of the newest one (11.8: no cudaStreamGetCaptureInfo_v3) has no direct build.
+# tests/gpu/releases.sh: tests/gpu/releases.c through cubind, and for each configured older release
+# ([[release]], `python3 -m generator.releases names`) with a runtime in the releases cache, built
+# against that release's headers and linked to its libcudart (copied beside it, to travel to the GPU
+# machine); the releases carried are listed in releases.txt, which releases.sh runs every one of. A
+# release whose runtime lacks the graph-edge and capture forms of the newest one (11.8: no
+# cudaStreamGetCaptureInfo_v3) has no direct build.
 RELEASES_CACHE = $(shell $(PYTHON) -m generator.releases cache)
 .PHONY: gpu-releases
 gpu-releases: $(LIBRARY_SO) $(BUILT_HEADERS) fetch-releases fetch-release-libs
 	@mkdir -p $(TEST_BUILD)/gpu
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/releases.c -o $(TEST_BUILD)/gpu/releases-cubind \
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
-	for dir in $(RELEASES_CACHE)/*/; do \
-	    release=$$(basename $$dir); lib=$$(ls $$dir/lib/libcudart.so.* 2>/dev/null | head -n 1); \
+	: > $(TEST_BUILD)/gpu/releases.txt
+	for release in $$($(PYTHON) -m generator.releases names); do \
+	    dir=$(RELEASES_CACHE)/$$release; lib=$$(ls $$dir/lib/libcudart.so.* 2>/dev/null | head -n 1); \
 	    [ -n "$$lib" ] || continue; \
 	    grep -q cudaStreamGetCaptureInfo_v3 $$dir/include/cuda_runtime_api.h || continue; \
-	    mkdir -p $(TEST_BUILD)/gpu/cuda-$$release && cp -L $$lib $(TEST_BUILD)/gpu/cuda-$$release/ && \
+	    rm -rf $(TEST_BUILD)/gpu/cuda-$$release && mkdir -p $(TEST_BUILD)/gpu/cuda-$$release && \
+	    cp -L $$lib $(TEST_BUILD)/gpu/cuda-$$release/ && \
 	    $(CC) $(ALL_CFLAGS) -DCUBIND_TEST_DIRECT -I$$dir/include tests/gpu/releases.c \
 	        -o $(TEST_BUILD)/gpu/releases-direct-$$release $(TEST_BUILD)/gpu/cuda-$$release/$$(basename $$lib) || exit 1; \
+	    echo $$release >> $(TEST_BUILD)/gpu/releases.txt; \
 	done
+	@echo "gpu-releases: the runtimes of CUDA $$(cat $(TEST_BUILD)/gpu/releases.txt | tr '\n' ' ')carried"
 
 test-gpu: gpu-build
 	sh tests/gpu/run.sh $(BUILD)

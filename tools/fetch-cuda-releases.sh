@@ -15,7 +15,9 @@
 # configuration (APT_CONFIG; none of /etc/apt is read), sources list, package lists, cache and an
 # empty dpkg status. The system's apt configuration and state are never read or changed. Packages
 # are downloaded at their configured versions and checked by apt against the suite's signed index
-# (the release's keyring); each .deb is deleted once extracted.
+# (the release's keyring); each .deb is deleted once extracted. A release may name more suites
+# (extra_suites: Debian's experimental holds only what differs from unstable) and allow their
+# Release files past Valid-Until (check_valid_until = false): on its own source lines only.
 set -eu
 
 usage() {
@@ -50,7 +52,8 @@ exec 9>"$cache/.lock"
 flock 9
 
 # The release's private apt state, its package lists brought up to date.
-# $1 release, $2 suite, $3 archive, $4 components (comma-separated), $5 keyring
+# $1 release, $2 suite, $3 archive, $4 components (comma-separated), $5 keyring (the sources.list
+# itself is the configuration's: generator.releases sources)
 apt_state() {
     state="$cache/.apt/$1"
     mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/trusted.gpg.d" "$state/preferences.d"
@@ -59,7 +62,9 @@ apt_state() {
         echo "cubind: keyring $5 (for $2) is missing: install Debian's debian-archive-keyring" >&2
         exit 1
     fi
-    echo "deb [signed-by=$5] $3 $2 $(echo "$4" | tr ',' ' ')" > "$state/sources.list"
+    # One line per suite of the release, with its keyring (and check-valid-until=no where the
+    # release's configuration allows an expired Release file: that release's lines only).
+    (cd "$root" && "$PYTHON" -m generator.releases sources "$1") > "$state/sources.list"
     # Read instead of /etc/apt/apt.conf and /etc/apt/apt.conf.d: nothing of the system's applies.
     cat > "$state/apt.conf" <<EOF
 Dir::Etc::Main "/dev/null";

@@ -1450,56 +1450,57 @@ cubind__fnptr cubind__curand_adapter(unsigned index, cubind__slot **target)
  * that differ there (loader/releases.h). */
 const struct cubind__curand_releases {
     cubind__release_table table;
-    cubind__release releases[3];
-    unsigned firsts[4];
+    cubind__release releases[4];
+    unsigned firsts[5];
     cubind__release_entry entries[1];
     cubind__release_history history[SYMBOL_COUNT];
     struct release_strings {
         char s0[1];
     } strings;
 } cubind__curand_releases = {
-    {3, offsetof(struct cubind__curand_releases, releases),
+    {4, offsetof(struct cubind__curand_releases, releases),
      offsetof(struct cubind__curand_releases, firsts), offsetof(struct cubind__curand_releases, entries),
      offsetof(struct cubind__curand_releases, history), offsetof(struct cubind__curand_releases, strings)},
     {
         {"13.0", {10, 4, 0}, {10, 4, 0}},
+        {"12.5", {10, 3, 6}, {10, 3, 1}},
         {"12.4", {10, 3, 5}, {10, 3, 1}},
         {"11.8", {10, 3, 0}, {-1, -1, -1}},
     },
-    {0, 0, 0, 0},
+    {0, 0, 0, 0, 0},
     {
         {0, 0, 0, 0, 0},
     },
     {
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
     },
     {
         "",

@@ -1068,46 +1068,47 @@ cubind__fnptr cubind__cusolverMg_adapter(unsigned index, cubind__slot **target)
  * that differ there (loader/releases.h). */
 const struct cubind__cusolverMg_releases {
     cubind__release_table table;
-    cubind__release releases[3];
-    unsigned firsts[4];
+    cubind__release releases[4];
+    unsigned firsts[5];
     cubind__release_entry entries[1];
     cubind__release_history history[SYMBOL_COUNT];
     struct release_strings {
         char s0[1];
     } strings;
 } cubind__cusolverMg_releases = {
-    {3, offsetof(struct cubind__cusolverMg_releases, releases),
+    {4, offsetof(struct cubind__cusolverMg_releases, releases),
      offsetof(struct cubind__cusolverMg_releases, firsts), offsetof(struct cubind__cusolverMg_releases, entries),
      offsetof(struct cubind__cusolverMg_releases, history), offsetof(struct cubind__cusolverMg_releases, strings)},
     {
         {"13.0", {12, 0, 4}, {12, 0, 0}},
+        {"12.5", {11, 6, 2}, {11, 4, 2}},
         {"12.4", {11, 6, 1}, {11, 4, 2}},
         {"11.8", {11, 4, 1}, {-1, -1, -1}},
     },
-    {0, 0, 0, 0},
+    {0, 0, 0, 0, 0},
     {
         {0, 0, 0, 0, 0},
     },
     {
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
     },
     {
         "",

@@ -949,8 +949,9 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
  * release, and through minor-version compatibility. cubind_check_count compares the driver with them. */
 const cubind__driver_minimum cubind__driver_minimums[] = {
     {"13.0", {580, 65, 6}, {580, 65, 6}, "580.65.06", "580.65.06"},
+    {"12.5", {555, 42, 2}, {525, 60, 13}, "555.42.02", "525.60.13"},
     {"12.4", {550, 54, 14}, {525, 60, 13}, "550.54.14", "525.60.13"},
     {"11.8", {520, 61, 5}, {450, 80, 2}, "520.61.05", "450.80.02"},
     {"", {0, 0, 0}, {0, 0, 0}, "", ""}
 };
-const size_t cubind__driver_minimum_count = 3;
+const size_t cubind__driver_minimum_count = 4;

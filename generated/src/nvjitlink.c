@@ -732,80 +732,120 @@ cubind__fnptr cubind__nvjitlink_adapter(unsigned index, cubind__slot **target)
  * that differ there (loader/releases.h). */
 const struct cubind__nvjitlink_releases {
     cubind__release_table table;
-    cubind__release releases[2];
-    unsigned firsts[3];
-    cubind__release_entry entries[13];
+    cubind__release releases[3];
+    unsigned firsts[4];
+    cubind__release_entry entries[26];
     cubind__release_history history[SYMBOL_COUNT];
     struct release_strings {
         char s0[1];
         char s1[23];
-        char s2[24];
+        char s2[23];
         char s3[24];
         char s4[24];
-        char s5[25];
-        char s6[35];
-        char s7[31];
-        char s8[33];
-        char s9[29];
-        char s10[32];
-        char s11[28];
-        char s12[31];
-        char s13[27];
+        char s5[24];
+        char s6[24];
+        char s7[24];
+        char s8[24];
+        char s9[25];
+        char s10[25];
+        char s11[35];
+        char s12[35];
+        char s13[31];
+        char s14[31];
+        char s15[33];
+        char s16[33];
+        char s17[29];
+        char s18[29];
+        char s19[32];
+        char s20[32];
+        char s21[28];
+        char s22[28];
+        char s23[31];
+        char s24[31];
+        char s25[27];
+        char s26[27];
     } strings;
 } cubind__nvjitlink_releases = {
-    {2, offsetof(struct cubind__nvjitlink_releases, releases),
+    {3, offsetof(struct cubind__nvjitlink_releases, releases),
      offsetof(struct cubind__nvjitlink_releases, firsts), offsetof(struct cubind__nvjitlink_releases, entries),
      offsetof(struct cubind__nvjitlink_releases, history), offsetof(struct cubind__nvjitlink_releases, strings)},
     {
         {"13.0", {13, 0, 0}, {-1, -1, -1}},
+        {"12.5", {12, 5, 0}, {-1, -1, -1}},
         {"12.4", {12, 4, 0}, {-1, -1, -1}},
     },
-    {0, 0, 13},
+    {0, 0, 13, 26},
     {
         {0, 1, 0, S(1), 0},
-        {1, 1, 0, S(2), 0},
-        {2, 1, 0, S(3), 0},
-        {3, 1, 0, S(4), 0},
-        {4, 1, 0, S(5), 0},
-        {5, 1, 0, S(6), 0},
-        {6, 1, 0, S(7), 0},
-        {7, 1, 0, S(8), 0},
-        {8, 1, 0, S(9), 0},
-        {9, 1, 0, S(10), 0},
-        {10, 1, 0, S(11), 0},
-        {11, 1, 0, S(12), 0},
-        {12, 1, 0, S(13), 0},
+        {1, 1, 0, S(3), 0},
+        {2, 1, 0, S(5), 0},
+        {3, 1, 0, S(7), 0},
+        {4, 1, 0, S(9), 0},
+        {5, 1, 0, S(11), 0},
+        {6, 1, 0, S(13), 0},
+        {7, 1, 0, S(15), 0},
+        {8, 1, 0, S(17), 0},
+        {9, 1, 0, S(19), 0},
+        {10, 1, 0, S(21), 0},
+        {11, 1, 0, S(23), 0},
+        {12, 1, 0, S(25), 0},
+        {0, 1, 0, S(2), 0},
+        {1, 1, 0, S(4), 0},
+        {2, 1, 0, S(6), 0},
+        {3, 1, 0, S(8), 0},
+        {4, 1, 0, S(10), 0},
+        {5, 1, 0, S(12), 0},
+        {6, 1, 0, S(14), 0},
+        {7, 1, 0, S(16), 0},
+        {8, 1, 0, S(18), 0},
+        {9, 1, 0, S(20), 0},
+        {10, 1, 0, S(22), 0},
+        {11, 1, 0, S(24), 0},
+        {12, 1, 0, S(26), 0},
     },
     {
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
+        {2, 0},
     },
     {
         "",
+        "__nvJitLinkCreate_12_5",
         "__nvJitLinkCreate_12_4",
+        "__nvJitLinkDestroy_12_5",
         "__nvJitLinkDestroy_12_4",
+        "__nvJitLinkAddData_12_5",
         "__nvJitLinkAddData_12_4",
+        "__nvJitLinkAddFile_12_5",
         "__nvJitLinkAddFile_12_4",
+        "__nvJitLinkComplete_12_5",
         "__nvJitLinkComplete_12_4",
+        "__nvJitLinkGetLinkedCubinSize_12_5",
         "__nvJitLinkGetLinkedCubinSize_12_4",
+        "__nvJitLinkGetLinkedCubin_12_5",
         "__nvJitLinkGetLinkedCubin_12_4",
+        "__nvJitLinkGetLinkedPtxSize_12_5",
         "__nvJitLinkGetLinkedPtxSize_12_4",
+        "__nvJitLinkGetLinkedPtx_12_5",
         "__nvJitLinkGetLinkedPtx_12_4",
+        "__nvJitLinkGetErrorLogSize_12_5",
         "__nvJitLinkGetErrorLogSize_12_4",
+        "__nvJitLinkGetErrorLog_12_5",
         "__nvJitLinkGetErrorLog_12_4",
+        "__nvJitLinkGetInfoLogSize_12_5",
         "__nvJitLinkGetInfoLogSize_12_4",
+        "__nvJitLinkGetInfoLog_12_5",
         "__nvJitLinkGetInfoLog_12_4",
     },
 };

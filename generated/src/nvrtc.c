@@ -1156,26 +1156,32 @@ cubind__fnptr cubind__nvrtc_adapter(unsigned index, cubind__slot **target)
  * that differ there (loader/releases.h). */
 const struct cubind__nvrtc_releases {
     cubind__release_table table;
-    cubind__release releases[3];
-    unsigned firsts[4];
-    cubind__release_entry entries[14];
+    cubind__release releases[4];
+    unsigned firsts[5];
+    cubind__release_entry entries[19];
     cubind__release_history history[SYMBOL_COUNT];
     struct release_strings {
         char s0[1];
-        char s1[94];
-        char s2[94];
+        char s1[100];
+        char s2[100];
     } strings;
 } cubind__nvrtc_releases = {
-    {3, offsetof(struct cubind__nvrtc_releases, releases),
+    {4, offsetof(struct cubind__nvrtc_releases, releases),
      offsetof(struct cubind__nvrtc_releases, firsts), offsetof(struct cubind__nvrtc_releases, entries),
      offsetof(struct cubind__nvrtc_releases, history), offsetof(struct cubind__nvrtc_releases, strings)},
     {
         {"13.0", {13, 0, 0}, {-1, -1, -1}},
+        {"12.5", {12, 5, 0}, {-1, -1, -1}},
         {"12.4", {12, 4, 0}, {-1, -1, -1}},
         {"11.8", {11, 8, 0}, {-1, -1, -1}},
     },
-    {0, 0, 5, 14},
+    {0, 0, 5, 10, 19},
     {
+        {19, 4, 0, 0, S(2)},
+        {20, 4, 0, 0, S(2)},
+        {21, 4, 0, 0, S(2)},
+        {22, 4, 0, 0, S(2)},
+        {23, 4, 0, 0, S(2)},
         {19, 4, 0, 0, S(2)},
         {20, 4, 0, 0, S(2)},
         {21, 4, 0, 0, S(2)},
@@ -1192,25 +1198,25 @@ const struct cubind__nvrtc_releases {
         {23, 4, 0, 0, S(2)},
     },
     {
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
         {2, 0},
         {2, 0},
         {2, 0},
         {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {1, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
         {0, 0},
         {0, 0},
         {0, 0},
@@ -1219,8 +1225,8 @@ const struct cubind__nvrtc_releases {
     },
     {
         "",
-        "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.4, 11.8)",
-        "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4, 11.8)",
+        "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
+        "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
     },
 };
 #undef S

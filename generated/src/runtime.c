@@ -14641,9 +14641,9 @@ cudaError_t cubind_runtime_profiler_stop(void)
     return cubind_status;
 }
 
-/* CUDA 12.4: cudaGetDeviceProperties is called as cudaGetDeviceProperties_v2, its record converted field by field. */
+/* CUDA 12.5: cudaGetDeviceProperties is called as cudaGetDeviceProperties_v2, its record converted field by field. */
 static cubind__slot adapter_0_target;
-/* struct cudaDeviceProp: 1032 bytes in CUDA 12.4, 1008 here */
+/* struct cudaDeviceProp: 1032 bytes in CUDA 12.5, 1008 here */
 static const cubind__field_copy adapter_0_prop_to_old[] = {
     {0, 0, 284},
     {288, 288, 60},
@@ -14692,9 +14692,9 @@ static cudaError_t adapter_0(struct cudaDeviceProp *prop, int device)
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaGetDeviceProperties is called as cudaGetDeviceProperties, its record converted field by field. */
+/* CUDA 12.4: cudaGetDeviceProperties is called as cudaGetDeviceProperties_v2, its record converted field by field. */
 static cubind__slot adapter_1_target;
-/* struct cudaDeviceProp: 728 bytes in CUDA 11.8, 1008 here */
+/* struct cudaDeviceProp: 1032 bytes in CUDA 12.4, 1008 here */
 static const cubind__field_copy adapter_1_prop_to_old[] = {
     {0, 0, 284},
     {288, 288, 60},
@@ -14706,7 +14706,8 @@ static const cubind__field_copy adapter_1_prop_to_old[] = {
     {612, 592, 28},
     {640, 624, 28},
     {672, 652, 20},
-    {696, 672, 32},
+    {696, 672, 84},
+    {792, 784, 224},
 };
 static const cubind__field_copy adapter_1_prop_to_new[] = {
     {0, 0, 284},
@@ -14719,12 +14720,13 @@ static const cubind__field_copy adapter_1_prop_to_new[] = {
     {592, 612, 28},
     {624, 640, 28},
     {652, 672, 20},
-    {672, 696, 32},
+    {672, 696, 84},
+    {784, 792, 224},
 };
 static cudaError_t adapter_1(struct cudaDeviceProp *prop, int device)
 {
     union {
-        unsigned char bytes[1008]; /* the larger: a size the caller passes may be either */
+        unsigned char bytes[1032]; /* the larger: a size the caller passes may be either */
         long double align_ld;
         void *align_p;
         long long align_ll;
@@ -14741,10 +14743,59 @@ static cudaError_t adapter_1(struct cudaDeviceProp *prop, int device)
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaChooseDevice is called as cudaChooseDevice, its record converted field by field. */
+/* CUDA 11.8: cudaGetDeviceProperties is called as cudaGetDeviceProperties, its record converted field by field. */
 static cubind__slot adapter_2_target;
-/* struct cudaDeviceProp: 1032 bytes in CUDA 12.4, 1008 here */
+/* struct cudaDeviceProp: 728 bytes in CUDA 11.8, 1008 here */
 static const cubind__field_copy adapter_2_prop_to_old[] = {
+    {0, 0, 284},
+    {288, 288, 60},
+    {352, 352, 32},
+    {388, 384, 4},
+    {396, 388, 8},
+    {408, 396, 8},
+    {420, 404, 188},
+    {612, 592, 28},
+    {640, 624, 28},
+    {672, 652, 20},
+    {696, 672, 32},
+};
+static const cubind__field_copy adapter_2_prop_to_new[] = {
+    {0, 0, 284},
+    {288, 288, 60},
+    {352, 352, 32},
+    {384, 388, 4},
+    {388, 396, 8},
+    {396, 408, 8},
+    {404, 420, 188},
+    {592, 612, 28},
+    {624, 640, 28},
+    {652, 672, 20},
+    {672, 696, 32},
+};
+static cudaError_t adapter_2(struct cudaDeviceProp *prop, int device)
+{
+    union {
+        unsigned char bytes[1008]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_prop;
+    cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)atomic_load_explicit(&adapter_2_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (prop != NULL)
+        cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_2_prop_to_old,
+                               sizeof adapter_2_prop_to_old / sizeof adapter_2_prop_to_old[0]);
+    cubind_result = cubind_fn(prop != NULL ? (struct cudaDeviceProp *)(void *)old_prop.bytes : NULL, device);
+    if (prop != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)prop, 1008, old_prop.bytes, adapter_2_prop_to_new,
+                               sizeof adapter_2_prop_to_new / sizeof adapter_2_prop_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.5: cudaChooseDevice is called as cudaChooseDevice, its record converted field by field. */
+static cubind__slot adapter_3_target;
+/* struct cudaDeviceProp: 1032 bytes in CUDA 12.5, 1008 here */
+static const cubind__field_copy adapter_3_prop_to_old[] = {
     {0, 0, 284},
     {288, 288, 60},
     {352, 352, 32},
@@ -14758,43 +14809,10 @@ static const cubind__field_copy adapter_2_prop_to_old[] = {
     {696, 672, 84},
     {792, 784, 224},
 };
-static cudaError_t adapter_2(int *device, const struct cudaDeviceProp *prop)
-{
-    union {
-        unsigned char bytes[1032]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_prop;
-    cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)atomic_load_explicit(&adapter_2_target, memory_order_acquire);
-    cudaError_t cubind_result;
-    if (prop != NULL)
-        cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_2_prop_to_old,
-                               sizeof adapter_2_prop_to_old / sizeof adapter_2_prop_to_old[0]);
-    cubind_result = cubind_fn(device, prop != NULL ? (const struct cudaDeviceProp *)(void *)old_prop.bytes : NULL);
-    return cubind_result;
-}
-
-/* CUDA 11.8: cudaChooseDevice is called as cudaChooseDevice, its record converted field by field. */
-static cubind__slot adapter_3_target;
-/* struct cudaDeviceProp: 728 bytes in CUDA 11.8, 1008 here */
-static const cubind__field_copy adapter_3_prop_to_old[] = {
-    {0, 0, 284},
-    {288, 288, 60},
-    {352, 352, 32},
-    {388, 384, 4},
-    {396, 388, 8},
-    {408, 396, 8},
-    {420, 404, 188},
-    {612, 592, 28},
-    {640, 624, 28},
-    {672, 652, 20},
-    {696, 672, 32},
-};
 static cudaError_t adapter_3(int *device, const struct cudaDeviceProp *prop)
 {
     union {
-        unsigned char bytes[1008]; /* the larger: a size the caller passes may be either */
+        unsigned char bytes[1032]; /* the larger: a size the caller passes may be either */
         long double align_ld;
         void *align_p;
         long long align_ll;
@@ -14808,14 +14826,81 @@ static cudaError_t adapter_3(int *device, const struct cudaDeviceProp *prop)
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaImportExternalMemory is called as cudaImportExternalMemory, its record converted field by field. */
+/* CUDA 12.4: cudaChooseDevice is called as cudaChooseDevice, its record converted field by field. */
 static cubind__slot adapter_4_target;
-/* struct cudaExternalMemoryHandleDesc: 40 bytes in CUDA 12.4, 104 here */
-static const cubind__field_copy adapter_4_memHandleDesc_to_old[] = {
+/* struct cudaDeviceProp: 1032 bytes in CUDA 12.4, 1008 here */
+static const cubind__field_copy adapter_4_prop_to_old[] = {
+    {0, 0, 284},
+    {288, 288, 60},
+    {352, 352, 32},
+    {388, 384, 4},
+    {396, 388, 8},
+    {408, 396, 8},
+    {420, 404, 188},
+    {612, 592, 28},
+    {640, 624, 28},
+    {672, 652, 20},
+    {696, 672, 84},
+    {792, 784, 224},
+};
+static cudaError_t adapter_4(int *device, const struct cudaDeviceProp *prop)
+{
+    union {
+        unsigned char bytes[1032]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_prop;
+    cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)atomic_load_explicit(&adapter_4_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (prop != NULL)
+        cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_4_prop_to_old,
+                               sizeof adapter_4_prop_to_old / sizeof adapter_4_prop_to_old[0]);
+    cubind_result = cubind_fn(device, prop != NULL ? (const struct cudaDeviceProp *)(void *)old_prop.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaChooseDevice is called as cudaChooseDevice, its record converted field by field. */
+static cubind__slot adapter_5_target;
+/* struct cudaDeviceProp: 728 bytes in CUDA 11.8, 1008 here */
+static const cubind__field_copy adapter_5_prop_to_old[] = {
+    {0, 0, 284},
+    {288, 288, 60},
+    {352, 352, 32},
+    {388, 384, 4},
+    {396, 388, 8},
+    {408, 396, 8},
+    {420, 404, 188},
+    {612, 592, 28},
+    {640, 624, 28},
+    {672, 652, 20},
+    {696, 672, 32},
+};
+static cudaError_t adapter_5(int *device, const struct cudaDeviceProp *prop)
+{
+    union {
+        unsigned char bytes[1008]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_prop;
+    cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)atomic_load_explicit(&adapter_5_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (prop != NULL)
+        cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_5_prop_to_old,
+                               sizeof adapter_5_prop_to_old / sizeof adapter_5_prop_to_old[0]);
+    cubind_result = cubind_fn(device, prop != NULL ? (const struct cudaDeviceProp *)(void *)old_prop.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.5: cudaImportExternalMemory is called as cudaImportExternalMemory, its record converted field by field. */
+static cubind__slot adapter_6_target;
+/* struct cudaExternalMemoryHandleDesc: 40 bytes in CUDA 12.5, 104 here */
+static const cubind__field_copy adapter_6_memHandleDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 28},
 };
-static cudaError_t adapter_4(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
+static cudaError_t adapter_6(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
     union {
         unsigned char bytes[104]; /* the larger: a size the caller passes may be either */
@@ -14823,23 +14908,47 @@ static cudaError_t adapter_4(cudaExternalMemory_t *extMem_out, const struct cuda
         void *align_p;
         long long align_ll;
     } old_memHandleDesc;
-    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_4_target, memory_order_acquire);
+    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_6_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (memHandleDesc != NULL)
-        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_4_memHandleDesc_to_old,
-                               sizeof adapter_4_memHandleDesc_to_old / sizeof adapter_4_memHandleDesc_to_old[0]);
+        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_6_memHandleDesc_to_old,
+                               sizeof adapter_6_memHandleDesc_to_old / sizeof adapter_6_memHandleDesc_to_old[0]);
+    cubind_result = cubind_fn(extMem_out, memHandleDesc != NULL ? (const struct cudaExternalMemoryHandleDesc *)(void *)old_memHandleDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaImportExternalMemory is called as cudaImportExternalMemory, its record converted field by field. */
+static cubind__slot adapter_7_target;
+/* struct cudaExternalMemoryHandleDesc: 40 bytes in CUDA 12.4, 104 here */
+static const cubind__field_copy adapter_7_memHandleDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 28},
+};
+static cudaError_t adapter_7(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
+{
+    union {
+        unsigned char bytes[104]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_memHandleDesc;
+    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_7_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (memHandleDesc != NULL)
+        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_7_memHandleDesc_to_old,
+                               sizeof adapter_7_memHandleDesc_to_old / sizeof adapter_7_memHandleDesc_to_old[0]);
     cubind_result = cubind_fn(extMem_out, memHandleDesc != NULL ? (const struct cudaExternalMemoryHandleDesc *)(void *)old_memHandleDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaImportExternalMemory is called as cudaImportExternalMemory, its record converted field by field. */
-static cubind__slot adapter_5_target;
+static cubind__slot adapter_8_target;
 /* struct cudaExternalMemoryHandleDesc: 40 bytes in CUDA 11.8, 104 here */
-static const cubind__field_copy adapter_5_memHandleDesc_to_old[] = {
+static const cubind__field_copy adapter_8_memHandleDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 28},
 };
-static cudaError_t adapter_5(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
+static cudaError_t adapter_8(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
     union {
         unsigned char bytes[104]; /* the larger: a size the caller passes may be either */
@@ -14847,22 +14956,22 @@ static cudaError_t adapter_5(cudaExternalMemory_t *extMem_out, const struct cuda
         void *align_p;
         long long align_ll;
     } old_memHandleDesc;
-    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_5_target, memory_order_acquire);
+    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_8_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (memHandleDesc != NULL)
-        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_5_memHandleDesc_to_old,
-                               sizeof adapter_5_memHandleDesc_to_old / sizeof adapter_5_memHandleDesc_to_old[0]);
+        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_8_memHandleDesc_to_old,
+                               sizeof adapter_8_memHandleDesc_to_old / sizeof adapter_8_memHandleDesc_to_old[0]);
     cubind_result = cubind_fn(extMem_out, memHandleDesc != NULL ? (const struct cudaExternalMemoryHandleDesc *)(void *)old_memHandleDesc.bytes : NULL);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, its record converted field by field. */
-static cubind__slot adapter_6_target;
-/* struct cudaExternalMemoryBufferDesc: 24 bytes in CUDA 12.4, 88 here */
-static const cubind__field_copy adapter_6_bufferDesc_to_old[] = {
+/* CUDA 12.5: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, its record converted field by field. */
+static cubind__slot adapter_9_target;
+/* struct cudaExternalMemoryBufferDesc: 24 bytes in CUDA 12.5, 88 here */
+static const cubind__field_copy adapter_9_bufferDesc_to_old[] = {
     {0, 0, 20},
 };
-static cudaError_t adapter_6(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
+static cudaError_t adapter_9(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -14870,22 +14979,45 @@ static cudaError_t adapter_6(void **devPtr, cudaExternalMemory_t extMem, const s
         void *align_p;
         long long align_ll;
     } old_bufferDesc;
-    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_6_target, memory_order_acquire);
+    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_9_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (bufferDesc != NULL)
-        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_6_bufferDesc_to_old,
-                               sizeof adapter_6_bufferDesc_to_old / sizeof adapter_6_bufferDesc_to_old[0]);
+        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_9_bufferDesc_to_old,
+                               sizeof adapter_9_bufferDesc_to_old / sizeof adapter_9_bufferDesc_to_old[0]);
+    cubind_result = cubind_fn(devPtr, extMem, bufferDesc != NULL ? (const struct cudaExternalMemoryBufferDesc *)(void *)old_bufferDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, its record converted field by field. */
+static cubind__slot adapter_10_target;
+/* struct cudaExternalMemoryBufferDesc: 24 bytes in CUDA 12.4, 88 here */
+static const cubind__field_copy adapter_10_bufferDesc_to_old[] = {
+    {0, 0, 20},
+};
+static cudaError_t adapter_10(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
+{
+    union {
+        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_bufferDesc;
+    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_10_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (bufferDesc != NULL)
+        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_10_bufferDesc_to_old,
+                               sizeof adapter_10_bufferDesc_to_old / sizeof adapter_10_bufferDesc_to_old[0]);
     cubind_result = cubind_fn(devPtr, extMem, bufferDesc != NULL ? (const struct cudaExternalMemoryBufferDesc *)(void *)old_bufferDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, its record converted field by field. */
-static cubind__slot adapter_7_target;
+static cubind__slot adapter_11_target;
 /* struct cudaExternalMemoryBufferDesc: 24 bytes in CUDA 11.8, 88 here */
-static const cubind__field_copy adapter_7_bufferDesc_to_old[] = {
+static const cubind__field_copy adapter_11_bufferDesc_to_old[] = {
     {0, 0, 20},
 };
-static cudaError_t adapter_7(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
+static cudaError_t adapter_11(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -14893,23 +15025,23 @@ static cudaError_t adapter_7(void **devPtr, cudaExternalMemory_t extMem, const s
         void *align_p;
         long long align_ll;
     } old_bufferDesc;
-    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_7_target, memory_order_acquire);
+    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_11_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (bufferDesc != NULL)
-        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_7_bufferDesc_to_old,
-                               sizeof adapter_7_bufferDesc_to_old / sizeof adapter_7_bufferDesc_to_old[0]);
+        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_11_bufferDesc_to_old,
+                               sizeof adapter_11_bufferDesc_to_old / sizeof adapter_11_bufferDesc_to_old[0]);
     cubind_result = cubind_fn(devPtr, extMem, bufferDesc != NULL ? (const struct cudaExternalMemoryBufferDesc *)(void *)old_bufferDesc.bytes : NULL);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, its record converted field by field. */
-static cubind__slot adapter_8_target;
-/* struct cudaExternalMemoryMipmappedArrayDesc: 64 bytes in CUDA 12.4, 128 here */
-static const cubind__field_copy adapter_8_mipmapDesc_to_old[] = {
+/* CUDA 12.5: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, its record converted field by field. */
+static cubind__slot adapter_12_target;
+/* struct cudaExternalMemoryMipmappedArrayDesc: 64 bytes in CUDA 12.5, 128 here */
+static const cubind__field_copy adapter_12_mipmapDesc_to_old[] = {
     {0, 0, 28},
     {32, 32, 32},
 };
-static cudaError_t adapter_8(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
+static cudaError_t adapter_12(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
     union {
         unsigned char bytes[128]; /* the larger: a size the caller passes may be either */
@@ -14917,23 +15049,47 @@ static cudaError_t adapter_8(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t 
         void *align_p;
         long long align_ll;
     } old_mipmapDesc;
-    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_8_target, memory_order_acquire);
+    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_12_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (mipmapDesc != NULL)
-        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_8_mipmapDesc_to_old,
-                               sizeof adapter_8_mipmapDesc_to_old / sizeof adapter_8_mipmapDesc_to_old[0]);
+        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_12_mipmapDesc_to_old,
+                               sizeof adapter_12_mipmapDesc_to_old / sizeof adapter_12_mipmapDesc_to_old[0]);
+    cubind_result = cubind_fn(mipmap, extMem, mipmapDesc != NULL ? (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)old_mipmapDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, its record converted field by field. */
+static cubind__slot adapter_13_target;
+/* struct cudaExternalMemoryMipmappedArrayDesc: 64 bytes in CUDA 12.4, 128 here */
+static const cubind__field_copy adapter_13_mipmapDesc_to_old[] = {
+    {0, 0, 28},
+    {32, 32, 32},
+};
+static cudaError_t adapter_13(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
+{
+    union {
+        unsigned char bytes[128]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_mipmapDesc;
+    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_13_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (mipmapDesc != NULL)
+        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_13_mipmapDesc_to_old,
+                               sizeof adapter_13_mipmapDesc_to_old / sizeof adapter_13_mipmapDesc_to_old[0]);
     cubind_result = cubind_fn(mipmap, extMem, mipmapDesc != NULL ? (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)old_mipmapDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, its record converted field by field. */
-static cubind__slot adapter_9_target;
+static cubind__slot adapter_14_target;
 /* struct cudaExternalMemoryMipmappedArrayDesc: 64 bytes in CUDA 11.8, 128 here */
-static const cubind__field_copy adapter_9_mipmapDesc_to_old[] = {
+static const cubind__field_copy adapter_14_mipmapDesc_to_old[] = {
     {0, 0, 28},
     {32, 32, 32},
 };
-static cudaError_t adapter_9(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
+static cudaError_t adapter_14(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
     union {
         unsigned char bytes[128]; /* the larger: a size the caller passes may be either */
@@ -14941,23 +15097,23 @@ static cudaError_t adapter_9(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t 
         void *align_p;
         long long align_ll;
     } old_mipmapDesc;
-    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_9_target, memory_order_acquire);
+    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_14_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (mipmapDesc != NULL)
-        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_9_mipmapDesc_to_old,
-                               sizeof adapter_9_mipmapDesc_to_old / sizeof adapter_9_mipmapDesc_to_old[0]);
+        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_14_mipmapDesc_to_old,
+                               sizeof adapter_14_mipmapDesc_to_old / sizeof adapter_14_mipmapDesc_to_old[0]);
     cubind_result = cubind_fn(mipmap, extMem, mipmapDesc != NULL ? (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)old_mipmapDesc.bytes : NULL);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, its record converted field by field. */
-static cubind__slot adapter_10_target;
-/* struct cudaExternalSemaphoreHandleDesc: 32 bytes in CUDA 12.4, 96 here */
-static const cubind__field_copy adapter_10_semHandleDesc_to_old[] = {
+/* CUDA 12.5: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, its record converted field by field. */
+static cubind__slot adapter_15_target;
+/* struct cudaExternalSemaphoreHandleDesc: 32 bytes in CUDA 12.5, 96 here */
+static const cubind__field_copy adapter_15_semHandleDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 20},
 };
-static cudaError_t adapter_10(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
+static cudaError_t adapter_15(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
     union {
         unsigned char bytes[96]; /* the larger: a size the caller passes may be either */
@@ -14965,23 +15121,47 @@ static cudaError_t adapter_10(cudaExternalSemaphore_t *extSem_out, const struct 
         void *align_p;
         long long align_ll;
     } old_semHandleDesc;
-    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_10_target, memory_order_acquire);
+    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_15_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (semHandleDesc != NULL)
-        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_10_semHandleDesc_to_old,
-                               sizeof adapter_10_semHandleDesc_to_old / sizeof adapter_10_semHandleDesc_to_old[0]);
+        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_15_semHandleDesc_to_old,
+                               sizeof adapter_15_semHandleDesc_to_old / sizeof adapter_15_semHandleDesc_to_old[0]);
+    cubind_result = cubind_fn(extSem_out, semHandleDesc != NULL ? (const struct cudaExternalSemaphoreHandleDesc *)(void *)old_semHandleDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, its record converted field by field. */
+static cubind__slot adapter_16_target;
+/* struct cudaExternalSemaphoreHandleDesc: 32 bytes in CUDA 12.4, 96 here */
+static const cubind__field_copy adapter_16_semHandleDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 20},
+};
+static cudaError_t adapter_16(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
+{
+    union {
+        unsigned char bytes[96]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_semHandleDesc;
+    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_16_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (semHandleDesc != NULL)
+        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_16_semHandleDesc_to_old,
+                               sizeof adapter_16_semHandleDesc_to_old / sizeof adapter_16_semHandleDesc_to_old[0]);
     cubind_result = cubind_fn(extSem_out, semHandleDesc != NULL ? (const struct cudaExternalSemaphoreHandleDesc *)(void *)old_semHandleDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, its record converted field by field. */
-static cubind__slot adapter_11_target;
+static cubind__slot adapter_17_target;
 /* struct cudaExternalSemaphoreHandleDesc: 32 bytes in CUDA 11.8, 96 here */
-static const cubind__field_copy adapter_11_semHandleDesc_to_old[] = {
+static const cubind__field_copy adapter_17_semHandleDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 20},
 };
-static cudaError_t adapter_11(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
+static cudaError_t adapter_17(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
     union {
         unsigned char bytes[96]; /* the larger: a size the caller passes may be either */
@@ -14989,25 +15169,25 @@ static cudaError_t adapter_11(cudaExternalSemaphore_t *extSem_out, const struct 
         void *align_p;
         long long align_ll;
     } old_semHandleDesc;
-    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_11_target, memory_order_acquire);
+    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_17_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (semHandleDesc != NULL)
-        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_11_semHandleDesc_to_old,
-                               sizeof adapter_11_semHandleDesc_to_old / sizeof adapter_11_semHandleDesc_to_old[0]);
+        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_17_semHandleDesc_to_old,
+                               sizeof adapter_17_semHandleDesc_to_old / sizeof adapter_17_semHandleDesc_to_old[0]);
     cubind_result = cubind_fn(extSem_out, semHandleDesc != NULL ? (const struct cudaExternalSemaphoreHandleDesc *)(void *)old_semHandleDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaFuncGetAttributes is called as cudaFuncGetAttributes, its record converted field by field. */
-static cubind__slot adapter_12_target;
+static cubind__slot adapter_18_target;
 /* struct cudaFuncAttributes: 56 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_12_attr_to_old[] = {
+static const cubind__field_copy adapter_18_attr_to_old[] = {
     {0, 0, 52},
 };
-static const cubind__field_copy adapter_12_attr_to_new[] = {
+static const cubind__field_copy adapter_18_attr_to_new[] = {
     {0, 0, 52},
 };
-static cudaError_t adapter_12(struct cudaFuncAttributes *attr, const void *func)
+static cudaError_t adapter_18(struct cudaFuncAttributes *attr, const void *func)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15015,26 +15195,26 @@ static cudaError_t adapter_12(struct cudaFuncAttributes *attr, const void *func)
         void *align_p;
         long long align_ll;
     } old_attr;
-    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)atomic_load_explicit(&adapter_12_target, memory_order_acquire);
+    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)atomic_load_explicit(&adapter_18_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (attr != NULL)
-        cubind__convert_record(old_attr.bytes, sizeof old_attr.bytes, attr, adapter_12_attr_to_old,
-                               sizeof adapter_12_attr_to_old / sizeof adapter_12_attr_to_old[0]);
+        cubind__convert_record(old_attr.bytes, sizeof old_attr.bytes, attr, adapter_18_attr_to_old,
+                               sizeof adapter_18_attr_to_old / sizeof adapter_18_attr_to_old[0]);
     cubind_result = cubind_fn(attr != NULL ? (struct cudaFuncAttributes *)(void *)old_attr.bytes : NULL, func);
     if (attr != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)attr, 144, old_attr.bytes, adapter_12_attr_to_new,
-                               sizeof adapter_12_attr_to_new / sizeof adapter_12_attr_to_new[0]);
+        cubind__convert_record((void *)attr, 144, old_attr.bytes, adapter_18_attr_to_new,
+                               sizeof adapter_18_attr_to_new / sizeof adapter_18_attr_to_new[0]);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaMemPoolCreate is called as cudaMemPoolCreate, its record converted field by field. */
-static cubind__slot adapter_13_target;
-/* struct cudaMemPoolProps: 88 bytes in CUDA 12.4, 88 here */
-static const cubind__field_copy adapter_13_poolProps_to_old[] = {
+/* CUDA 12.5: cudaMemPoolCreate is called as cudaMemPoolCreate, its record converted field by field. */
+static cubind__slot adapter_19_target;
+/* struct cudaMemPoolProps: 88 bytes in CUDA 12.5, 88 here */
+static const cubind__field_copy adapter_19_poolProps_to_old[] = {
     {0, 0, 32},
     {32, 34, 54},
 };
-static cudaError_t adapter_13(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+static cudaError_t adapter_19(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -15042,23 +15222,47 @@ static cudaError_t adapter_13(cudaMemPool_t *memPool, const struct cudaMemPoolPr
         void *align_p;
         long long align_ll;
     } old_poolProps;
-    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_13_target, memory_order_acquire);
+    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_19_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_13_poolProps_to_old,
-                               sizeof adapter_13_poolProps_to_old / sizeof adapter_13_poolProps_to_old[0]);
+        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_19_poolProps_to_old,
+                               sizeof adapter_19_poolProps_to_old / sizeof adapter_19_poolProps_to_old[0]);
+    cubind_result = cubind_fn(memPool, poolProps != NULL ? (const struct cudaMemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaMemPoolCreate is called as cudaMemPoolCreate, its record converted field by field. */
+static cubind__slot adapter_20_target;
+/* struct cudaMemPoolProps: 88 bytes in CUDA 12.4, 88 here */
+static const cubind__field_copy adapter_20_poolProps_to_old[] = {
+    {0, 0, 32},
+    {32, 34, 54},
+};
+static cudaError_t adapter_20(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+{
+    union {
+        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_poolProps;
+    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_20_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (poolProps != NULL)
+        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_20_poolProps_to_old,
+                               sizeof adapter_20_poolProps_to_old / sizeof adapter_20_poolProps_to_old[0]);
     cubind_result = cubind_fn(memPool, poolProps != NULL ? (const struct cudaMemPoolProps *)(void *)old_poolProps.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaMemPoolCreate is called as cudaMemPoolCreate, its record converted field by field. */
-static cubind__slot adapter_14_target;
+static cubind__slot adapter_21_target;
 /* struct cudaMemPoolProps: 88 bytes in CUDA 11.8, 88 here */
-static const cubind__field_copy adapter_14_poolProps_to_old[] = {
+static const cubind__field_copy adapter_21_poolProps_to_old[] = {
     {0, 0, 24},
     {24, 34, 54},
 };
-static cudaError_t adapter_14(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+static cudaError_t adapter_21(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -15066,25 +15270,25 @@ static cudaError_t adapter_14(cudaMemPool_t *memPool, const struct cudaMemPoolPr
         void *align_p;
         long long align_ll;
     } old_poolProps;
-    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_14_target, memory_order_acquire);
+    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_21_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_14_poolProps_to_old,
-                               sizeof adapter_14_poolProps_to_old / sizeof adapter_14_poolProps_to_old[0]);
+        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_21_poolProps_to_old,
+                               sizeof adapter_21_poolProps_to_old / sizeof adapter_21_poolProps_to_old[0]);
     cubind_result = cubind_fn(memPool, poolProps != NULL ? (const struct cudaMemPoolProps *)(void *)old_poolProps.bytes : NULL);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaPointerGetAttributes is called as cudaPointerGetAttributes, its record converted field by field. */
-static cubind__slot adapter_15_target;
-/* struct cudaPointerAttributes: 24 bytes in CUDA 12.4, 88 here */
-static const cubind__field_copy adapter_15_attributes_to_old[] = {
+/* CUDA 12.5: cudaPointerGetAttributes is called as cudaPointerGetAttributes, its record converted field by field. */
+static cubind__slot adapter_22_target;
+/* struct cudaPointerAttributes: 24 bytes in CUDA 12.5, 88 here */
+static const cubind__field_copy adapter_22_attributes_to_old[] = {
     {0, 0, 24},
 };
-static const cubind__field_copy adapter_15_attributes_to_new[] = {
+static const cubind__field_copy adapter_22_attributes_to_new[] = {
     {0, 0, 24},
 };
-static cudaError_t adapter_15(struct cudaPointerAttributes *attributes, const void *ptr)
+static cudaError_t adapter_22(struct cudaPointerAttributes *attributes, const void *ptr)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -15092,28 +15296,57 @@ static cudaError_t adapter_15(struct cudaPointerAttributes *attributes, const vo
         void *align_p;
         long long align_ll;
     } old_attributes;
-    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_15_target, memory_order_acquire);
+    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_22_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (attributes != NULL)
-        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_15_attributes_to_old,
-                               sizeof adapter_15_attributes_to_old / sizeof adapter_15_attributes_to_old[0]);
+        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_22_attributes_to_old,
+                               sizeof adapter_22_attributes_to_old / sizeof adapter_22_attributes_to_old[0]);
     cubind_result = cubind_fn(attributes != NULL ? (struct cudaPointerAttributes *)(void *)old_attributes.bytes : NULL, ptr);
     if (attributes != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_15_attributes_to_new,
-                               sizeof adapter_15_attributes_to_new / sizeof adapter_15_attributes_to_new[0]);
+        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_22_attributes_to_new,
+                               sizeof adapter_22_attributes_to_new / sizeof adapter_22_attributes_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaPointerGetAttributes is called as cudaPointerGetAttributes, its record converted field by field. */
+static cubind__slot adapter_23_target;
+/* struct cudaPointerAttributes: 24 bytes in CUDA 12.4, 88 here */
+static const cubind__field_copy adapter_23_attributes_to_old[] = {
+    {0, 0, 24},
+};
+static const cubind__field_copy adapter_23_attributes_to_new[] = {
+    {0, 0, 24},
+};
+static cudaError_t adapter_23(struct cudaPointerAttributes *attributes, const void *ptr)
+{
+    union {
+        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_attributes;
+    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_23_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (attributes != NULL)
+        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_23_attributes_to_old,
+                               sizeof adapter_23_attributes_to_old / sizeof adapter_23_attributes_to_old[0]);
+    cubind_result = cubind_fn(attributes != NULL ? (struct cudaPointerAttributes *)(void *)old_attributes.bytes : NULL, ptr);
+    if (attributes != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_23_attributes_to_new,
+                               sizeof adapter_23_attributes_to_new / sizeof adapter_23_attributes_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaPointerGetAttributes is called as cudaPointerGetAttributes, its record converted field by field. */
-static cubind__slot adapter_16_target;
+static cubind__slot adapter_24_target;
 /* struct cudaPointerAttributes: 24 bytes in CUDA 11.8, 88 here */
-static const cubind__field_copy adapter_16_attributes_to_old[] = {
+static const cubind__field_copy adapter_24_attributes_to_old[] = {
     {0, 0, 24},
 };
-static const cubind__field_copy adapter_16_attributes_to_new[] = {
+static const cubind__field_copy adapter_24_attributes_to_new[] = {
     {0, 0, 24},
 };
-static cudaError_t adapter_16(struct cudaPointerAttributes *attributes, const void *ptr)
+static cudaError_t adapter_24(struct cudaPointerAttributes *attributes, const void *ptr)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -15121,292 +15354,31 @@ static cudaError_t adapter_16(struct cudaPointerAttributes *attributes, const vo
         void *align_p;
         long long align_ll;
     } old_attributes;
-    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_16_target, memory_order_acquire);
+    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_24_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (attributes != NULL)
-        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_16_attributes_to_old,
-                               sizeof adapter_16_attributes_to_old / sizeof adapter_16_attributes_to_old[0]);
+        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_24_attributes_to_old,
+                               sizeof adapter_24_attributes_to_old / sizeof adapter_24_attributes_to_old[0]);
     cubind_result = cubind_fn(attributes != NULL ? (struct cudaPointerAttributes *)(void *)old_attributes.bytes : NULL, ptr);
     if (attributes != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_16_attributes_to_new,
-                               sizeof adapter_16_attributes_to_new / sizeof adapter_16_attributes_to_new[0]);
+        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_24_attributes_to_new,
+                               sizeof adapter_24_attributes_to_new / sizeof adapter_24_attributes_to_new[0]);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
-static cubind__slot adapter_17_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
-static const cubind__field_copy adapter_17_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-/* struct cudaResourceViewDesc: 48 bytes in CUDA 12.4, 112 here */
-static const cubind__field_copy adapter_17_pResViewDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
-static cudaError_t adapter_17(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
-{
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
-    union {
-        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResViewDesc;
-    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_17_target, memory_order_acquire);
-    cudaError_t cubind_result;
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_17_pResDesc_to_old,
-                               sizeof adapter_17_pResDesc_to_old / sizeof adapter_17_pResDesc_to_old[0]);
-    if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_17_pResViewDesc_to_old,
-                               sizeof adapter_17_pResViewDesc_to_old / sizeof adapter_17_pResViewDesc_to_old[0]);
-    cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
-    return cubind_result;
-}
-
-/* CUDA 11.8: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
-static cubind__slot adapter_18_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_18_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-/* struct cudaTextureDesc: 68 bytes in CUDA 11.8, 72 here */
-static const cubind__field_copy adapter_18_pTexDesc_to_old[] = {
-    {0, 0, 68},
-};
-/* struct cudaResourceViewDesc: 48 bytes in CUDA 11.8, 112 here */
-static const cubind__field_copy adapter_18_pResViewDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
-static cudaError_t adapter_18(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
-{
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
-    union {
-        unsigned char bytes[72]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pTexDesc;
-    union {
-        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResViewDesc;
-    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_18_target, memory_order_acquire);
-    cudaError_t cubind_result;
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_18_pResDesc_to_old,
-                               sizeof adapter_18_pResDesc_to_old / sizeof adapter_18_pResDesc_to_old[0]);
-    if (pTexDesc != NULL)
-        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_18_pTexDesc_to_old,
-                               sizeof adapter_18_pTexDesc_to_old / sizeof adapter_18_pTexDesc_to_old[0]);
-    if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_18_pResViewDesc_to_old,
-                               sizeof adapter_18_pResViewDesc_to_old / sizeof adapter_18_pResViewDesc_to_old[0]);
-    cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc != NULL ? (const struct cudaTextureDesc *)(void *)old_pTexDesc.bytes : NULL, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
-    return cubind_result;
-}
-
-/* CUDA 12.4: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
-static cubind__slot adapter_19_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
-static const cubind__field_copy adapter_19_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-static const cubind__field_copy adapter_19_pResDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-static cudaError_t adapter_19(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
-{
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
-    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_19_target, memory_order_acquire);
-    cudaError_t cubind_result;
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_19_pResDesc_to_old,
-                               sizeof adapter_19_pResDesc_to_old / sizeof adapter_19_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
-    if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_19_pResDesc_to_new,
-                               sizeof adapter_19_pResDesc_to_new / sizeof adapter_19_pResDesc_to_new[0]);
-    return cubind_result;
-}
-
-/* CUDA 11.8: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
-static cubind__slot adapter_20_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_20_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-static const cubind__field_copy adapter_20_pResDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-static cudaError_t adapter_20(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
-{
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
-    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_20_target, memory_order_acquire);
-    cudaError_t cubind_result;
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_20_pResDesc_to_old,
-                               sizeof adapter_20_pResDesc_to_old / sizeof adapter_20_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
-    if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_20_pResDesc_to_new,
-                               sizeof adapter_20_pResDesc_to_new / sizeof adapter_20_pResDesc_to_new[0]);
-    return cubind_result;
-}
-
-/* CUDA 11.8: cudaGetTextureObjectTextureDesc is called as cudaGetTextureObjectTextureDesc, its record converted field by field. */
-static cubind__slot adapter_21_target;
-/* struct cudaTextureDesc: 68 bytes in CUDA 11.8, 72 here */
-static const cubind__field_copy adapter_21_pTexDesc_to_old[] = {
-    {0, 0, 68},
-};
-static const cubind__field_copy adapter_21_pTexDesc_to_new[] = {
-    {0, 0, 68},
-};
-static cudaError_t adapter_21(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
-{
-    union {
-        unsigned char bytes[72]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pTexDesc;
-    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)atomic_load_explicit(&adapter_21_target, memory_order_acquire);
-    cudaError_t cubind_result;
-    if (pTexDesc != NULL)
-        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_21_pTexDesc_to_old,
-                               sizeof adapter_21_pTexDesc_to_old / sizeof adapter_21_pTexDesc_to_old[0]);
-    cubind_result = cubind_fn(pTexDesc != NULL ? (struct cudaTextureDesc *)(void *)old_pTexDesc.bytes : NULL, texObject);
-    if (pTexDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pTexDesc, 72, old_pTexDesc.bytes, adapter_21_pTexDesc_to_new,
-                               sizeof adapter_21_pTexDesc_to_new / sizeof adapter_21_pTexDesc_to_new[0]);
-    return cubind_result;
-}
-
-/* CUDA 12.4: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
-static cubind__slot adapter_22_target;
-/* struct cudaResourceViewDesc: 48 bytes in CUDA 12.4, 112 here */
-static const cubind__field_copy adapter_22_pResViewDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
-static const cubind__field_copy adapter_22_pResViewDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
-static cudaError_t adapter_22(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
-{
-    union {
-        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResViewDesc;
-    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_22_target, memory_order_acquire);
-    cudaError_t cubind_result;
-    if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_22_pResViewDesc_to_old,
-                               sizeof adapter_22_pResViewDesc_to_old / sizeof adapter_22_pResViewDesc_to_old[0]);
-    cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
-    if (pResViewDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_22_pResViewDesc_to_new,
-                               sizeof adapter_22_pResViewDesc_to_new / sizeof adapter_22_pResViewDesc_to_new[0]);
-    return cubind_result;
-}
-
-/* CUDA 11.8: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
-static cubind__slot adapter_23_target;
-/* struct cudaResourceViewDesc: 48 bytes in CUDA 11.8, 112 here */
-static const cubind__field_copy adapter_23_pResViewDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
-static const cubind__field_copy adapter_23_pResViewDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
-static cudaError_t adapter_23(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
-{
-    union {
-        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResViewDesc;
-    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_23_target, memory_order_acquire);
-    cudaError_t cubind_result;
-    if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_23_pResViewDesc_to_old,
-                               sizeof adapter_23_pResViewDesc_to_old / sizeof adapter_23_pResViewDesc_to_old[0]);
-    cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
-    if (pResViewDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_23_pResViewDesc_to_new,
-                               sizeof adapter_23_pResViewDesc_to_new / sizeof adapter_23_pResViewDesc_to_new[0]);
-    return cubind_result;
-}
-
-/* CUDA 12.4: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
-static cubind__slot adapter_24_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
-static const cubind__field_copy adapter_24_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-static cudaError_t adapter_24(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
-{
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
-    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_24_target, memory_order_acquire);
-    cudaError_t cubind_result;
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_24_pResDesc_to_old,
-                               sizeof adapter_24_pResDesc_to_old / sizeof adapter_24_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
-    return cubind_result;
-}
-
-/* CUDA 11.8: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
+/* CUDA 12.5: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
 static cubind__slot adapter_25_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
+/* struct cudaResourceDesc: 64 bytes in CUDA 12.5, 144 here */
 static const cubind__field_copy adapter_25_pResDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static cudaError_t adapter_25(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+/* struct cudaResourceViewDesc: 48 bytes in CUDA 12.5, 112 here */
+static const cubind__field_copy adapter_25_pResViewDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 40},
+};
+static cudaError_t adapter_25(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15414,27 +15386,37 @@ static cudaError_t adapter_25(cudaSurfaceObject_t *pSurfObject, const struct cud
         void *align_p;
         long long align_ll;
     } old_pResDesc;
-    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_25_target, memory_order_acquire);
+    union {
+        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResViewDesc;
+    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_25_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL)
         cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_25_pResDesc_to_old,
                                sizeof adapter_25_pResDesc_to_old / sizeof adapter_25_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
+    if (pResViewDesc != NULL)
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_25_pResViewDesc_to_old,
+                               sizeof adapter_25_pResViewDesc_to_old / sizeof adapter_25_pResViewDesc_to_old[0]);
+    cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
+/* CUDA 12.4: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
 static cubind__slot adapter_26_target;
 /* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
 static const cubind__field_copy adapter_26_pResDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static const cubind__field_copy adapter_26_pResDesc_to_new[] = {
+/* struct cudaResourceViewDesc: 48 bytes in CUDA 12.4, 112 here */
+static const cubind__field_copy adapter_26_pResViewDesc_to_old[] = {
     {0, 0, 4},
-    {8, 8, 56},
+    {8, 8, 40},
 };
-static cudaError_t adapter_26(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+static cudaError_t adapter_26(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15442,30 +15424,41 @@ static cudaError_t adapter_26(struct cudaResourceDesc *pResDesc, cudaSurfaceObje
         void *align_p;
         long long align_ll;
     } old_pResDesc;
-    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_26_target, memory_order_acquire);
+    union {
+        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResViewDesc;
+    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_26_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL)
         cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_26_pResDesc_to_old,
                                sizeof adapter_26_pResDesc_to_old / sizeof adapter_26_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, surfObject);
-    if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_26_pResDesc_to_new,
-                               sizeof adapter_26_pResDesc_to_new / sizeof adapter_26_pResDesc_to_new[0]);
+    if (pResViewDesc != NULL)
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_26_pResViewDesc_to_old,
+                               sizeof adapter_26_pResViewDesc_to_old / sizeof adapter_26_pResViewDesc_to_old[0]);
+    cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
+/* CUDA 11.8: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
 static cubind__slot adapter_27_target;
 /* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
 static const cubind__field_copy adapter_27_pResDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static const cubind__field_copy adapter_27_pResDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 56},
+/* struct cudaTextureDesc: 68 bytes in CUDA 11.8, 72 here */
+static const cubind__field_copy adapter_27_pTexDesc_to_old[] = {
+    {0, 0, 68},
 };
-static cudaError_t adapter_27(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+/* struct cudaResourceViewDesc: 48 bytes in CUDA 11.8, 112 here */
+static const cubind__field_copy adapter_27_pResViewDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 40},
+};
+static cudaError_t adapter_27(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15473,32 +15466,460 @@ static cudaError_t adapter_27(struct cudaResourceDesc *pResDesc, cudaSurfaceObje
         void *align_p;
         long long align_ll;
     } old_pResDesc;
-    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_27_target, memory_order_acquire);
+    union {
+        unsigned char bytes[72]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pTexDesc;
+    union {
+        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResViewDesc;
+    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_27_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL)
         cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_27_pResDesc_to_old,
                                sizeof adapter_27_pResDesc_to_old / sizeof adapter_27_pResDesc_to_old[0]);
+    if (pTexDesc != NULL)
+        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_27_pTexDesc_to_old,
+                               sizeof adapter_27_pTexDesc_to_old / sizeof adapter_27_pTexDesc_to_old[0]);
+    if (pResViewDesc != NULL)
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_27_pResViewDesc_to_old,
+                               sizeof adapter_27_pResViewDesc_to_old / sizeof adapter_27_pResViewDesc_to_old[0]);
+    cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc != NULL ? (const struct cudaTextureDesc *)(void *)old_pTexDesc.bytes : NULL, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.5: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
+static cubind__slot adapter_28_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 12.5, 144 here */
+static const cubind__field_copy adapter_28_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static const cubind__field_copy adapter_28_pResDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_28(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_28_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_28_pResDesc_to_old,
+                               sizeof adapter_28_pResDesc_to_old / sizeof adapter_28_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
+    if (pResDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_28_pResDesc_to_new,
+                               sizeof adapter_28_pResDesc_to_new / sizeof adapter_28_pResDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
+static cubind__slot adapter_29_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
+static const cubind__field_copy adapter_29_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static const cubind__field_copy adapter_29_pResDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_29(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_29_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_29_pResDesc_to_old,
+                               sizeof adapter_29_pResDesc_to_old / sizeof adapter_29_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
+    if (pResDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_29_pResDesc_to_new,
+                               sizeof adapter_29_pResDesc_to_new / sizeof adapter_29_pResDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
+static cubind__slot adapter_30_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
+static const cubind__field_copy adapter_30_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static const cubind__field_copy adapter_30_pResDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_30(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_30_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_30_pResDesc_to_old,
+                               sizeof adapter_30_pResDesc_to_old / sizeof adapter_30_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
+    if (pResDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_30_pResDesc_to_new,
+                               sizeof adapter_30_pResDesc_to_new / sizeof adapter_30_pResDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGetTextureObjectTextureDesc is called as cudaGetTextureObjectTextureDesc, its record converted field by field. */
+static cubind__slot adapter_31_target;
+/* struct cudaTextureDesc: 68 bytes in CUDA 11.8, 72 here */
+static const cubind__field_copy adapter_31_pTexDesc_to_old[] = {
+    {0, 0, 68},
+};
+static const cubind__field_copy adapter_31_pTexDesc_to_new[] = {
+    {0, 0, 68},
+};
+static cudaError_t adapter_31(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
+{
+    union {
+        unsigned char bytes[72]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pTexDesc;
+    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)atomic_load_explicit(&adapter_31_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pTexDesc != NULL)
+        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_31_pTexDesc_to_old,
+                               sizeof adapter_31_pTexDesc_to_old / sizeof adapter_31_pTexDesc_to_old[0]);
+    cubind_result = cubind_fn(pTexDesc != NULL ? (struct cudaTextureDesc *)(void *)old_pTexDesc.bytes : NULL, texObject);
+    if (pTexDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pTexDesc, 72, old_pTexDesc.bytes, adapter_31_pTexDesc_to_new,
+                               sizeof adapter_31_pTexDesc_to_new / sizeof adapter_31_pTexDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.5: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
+static cubind__slot adapter_32_target;
+/* struct cudaResourceViewDesc: 48 bytes in CUDA 12.5, 112 here */
+static const cubind__field_copy adapter_32_pResViewDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 40},
+};
+static const cubind__field_copy adapter_32_pResViewDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 40},
+};
+static cudaError_t adapter_32(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
+{
+    union {
+        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResViewDesc;
+    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_32_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResViewDesc != NULL)
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_32_pResViewDesc_to_old,
+                               sizeof adapter_32_pResViewDesc_to_old / sizeof adapter_32_pResViewDesc_to_old[0]);
+    cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
+    if (pResViewDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_32_pResViewDesc_to_new,
+                               sizeof adapter_32_pResViewDesc_to_new / sizeof adapter_32_pResViewDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
+static cubind__slot adapter_33_target;
+/* struct cudaResourceViewDesc: 48 bytes in CUDA 12.4, 112 here */
+static const cubind__field_copy adapter_33_pResViewDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 40},
+};
+static const cubind__field_copy adapter_33_pResViewDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 40},
+};
+static cudaError_t adapter_33(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
+{
+    union {
+        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResViewDesc;
+    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_33_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResViewDesc != NULL)
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_33_pResViewDesc_to_old,
+                               sizeof adapter_33_pResViewDesc_to_old / sizeof adapter_33_pResViewDesc_to_old[0]);
+    cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
+    if (pResViewDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_33_pResViewDesc_to_new,
+                               sizeof adapter_33_pResViewDesc_to_new / sizeof adapter_33_pResViewDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
+static cubind__slot adapter_34_target;
+/* struct cudaResourceViewDesc: 48 bytes in CUDA 11.8, 112 here */
+static const cubind__field_copy adapter_34_pResViewDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 40},
+};
+static const cubind__field_copy adapter_34_pResViewDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 40},
+};
+static cudaError_t adapter_34(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
+{
+    union {
+        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResViewDesc;
+    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_34_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResViewDesc != NULL)
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_34_pResViewDesc_to_old,
+                               sizeof adapter_34_pResViewDesc_to_old / sizeof adapter_34_pResViewDesc_to_old[0]);
+    cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
+    if (pResViewDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_34_pResViewDesc_to_new,
+                               sizeof adapter_34_pResViewDesc_to_new / sizeof adapter_34_pResViewDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.5: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
+static cubind__slot adapter_35_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 12.5, 144 here */
+static const cubind__field_copy adapter_35_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_35(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_35_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_35_pResDesc_to_old,
+                               sizeof adapter_35_pResDesc_to_old / sizeof adapter_35_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
+static cubind__slot adapter_36_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
+static const cubind__field_copy adapter_36_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_36(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_36_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_36_pResDesc_to_old,
+                               sizeof adapter_36_pResDesc_to_old / sizeof adapter_36_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
+static cubind__slot adapter_37_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
+static const cubind__field_copy adapter_37_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_37(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_37_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_37_pResDesc_to_old,
+                               sizeof adapter_37_pResDesc_to_old / sizeof adapter_37_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 12.5: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
+static cubind__slot adapter_38_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 12.5, 144 here */
+static const cubind__field_copy adapter_38_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static const cubind__field_copy adapter_38_pResDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_38(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_38_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_38_pResDesc_to_old,
+                               sizeof adapter_38_pResDesc_to_old / sizeof adapter_38_pResDesc_to_old[0]);
     cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, surfObject);
     if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_27_pResDesc_to_new,
-                               sizeof adapter_27_pResDesc_to_new / sizeof adapter_27_pResDesc_to_new[0]);
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_38_pResDesc_to_new,
+                               sizeof adapter_38_pResDesc_to_new / sizeof adapter_38_pResDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
+static cubind__slot adapter_39_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
+static const cubind__field_copy adapter_39_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static const cubind__field_copy adapter_39_pResDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_39(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_39_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_39_pResDesc_to_old,
+                               sizeof adapter_39_pResDesc_to_old / sizeof adapter_39_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, surfObject);
+    if (pResDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_39_pResDesc_to_new,
+                               sizeof adapter_39_pResDesc_to_new / sizeof adapter_39_pResDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
+static cubind__slot adapter_40_target;
+/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
+static const cubind__field_copy adapter_40_pResDesc_to_old[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static const cubind__field_copy adapter_40_pResDesc_to_new[] = {
+    {0, 0, 4},
+    {8, 8, 56},
+};
+static cudaError_t adapter_40(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+{
+    union {
+        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_pResDesc;
+    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_40_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (pResDesc != NULL)
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_40_pResDesc_to_old,
+                               sizeof adapter_40_pResDesc_to_old / sizeof adapter_40_pResDesc_to_old[0]);
+    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, surfObject);
+    if (pResDesc != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_40_pResDesc_to_new,
+                               sizeof adapter_40_pResDesc_to_new / sizeof adapter_40_pResDesc_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.5: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, its record converted field by field. */
+static cubind__slot adapter_41_target;
+/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.5, 120 here */
+static const cubind__field_copy adapter_41_nodeParams_to_old[] = {
+    {0, 0, 32},
+    {32, 34, 54},
+    {88, 88, 32},
+};
+static const cubind__field_copy adapter_41_nodeParams_to_new[] = {
+    {0, 0, 32},
+    {34, 32, 54},
+    {88, 88, 32},
+};
+static cudaError_t adapter_41(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
+{
+    union {
+        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_nodeParams;
+    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_41_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (nodeParams != NULL)
+        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_41_nodeParams_to_old,
+                               sizeof adapter_41_nodeParams_to_old / sizeof adapter_41_nodeParams_to_old[0]);
+    cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_nodeParams.bytes : NULL);
+    if (nodeParams != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_41_nodeParams_to_new,
+                               sizeof adapter_41_nodeParams_to_new / sizeof adapter_41_nodeParams_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, its record converted field by field. */
-static cubind__slot adapter_28_target;
+static cubind__slot adapter_42_target;
 /* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.4, 120 here */
-static const cubind__field_copy adapter_28_nodeParams_to_old[] = {
+static const cubind__field_copy adapter_42_nodeParams_to_old[] = {
     {0, 0, 32},
     {32, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_28_nodeParams_to_new[] = {
+static const cubind__field_copy adapter_42_nodeParams_to_new[] = {
     {0, 0, 32},
     {34, 32, 54},
     {88, 88, 32},
 };
-static cudaError_t adapter_28(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
+static cudaError_t adapter_42(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -15506,32 +15927,32 @@ static cudaError_t adapter_28(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, co
         void *align_p;
         long long align_ll;
     } old_nodeParams;
-    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_28_target, memory_order_acquire);
+    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_42_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (nodeParams != NULL)
-        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_28_nodeParams_to_old,
-                               sizeof adapter_28_nodeParams_to_old / sizeof adapter_28_nodeParams_to_old[0]);
+        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_42_nodeParams_to_old,
+                               sizeof adapter_42_nodeParams_to_old / sizeof adapter_42_nodeParams_to_old[0]);
     cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_nodeParams.bytes : NULL);
     if (nodeParams != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_28_nodeParams_to_new,
-                               sizeof adapter_28_nodeParams_to_new / sizeof adapter_28_nodeParams_to_new[0]);
+        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_42_nodeParams_to_new,
+                               sizeof adapter_42_nodeParams_to_new / sizeof adapter_42_nodeParams_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, its record converted field by field. */
-static cubind__slot adapter_29_target;
+static cubind__slot adapter_43_target;
 /* struct cudaMemAllocNodeParams: 120 bytes in CUDA 11.8, 120 here */
-static const cubind__field_copy adapter_29_nodeParams_to_old[] = {
+static const cubind__field_copy adapter_43_nodeParams_to_old[] = {
     {0, 0, 24},
     {24, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_29_nodeParams_to_new[] = {
+static const cubind__field_copy adapter_43_nodeParams_to_new[] = {
     {0, 0, 24},
     {34, 24, 54},
     {88, 88, 32},
 };
-static cudaError_t adapter_29(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
+static cudaError_t adapter_43(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -15539,32 +15960,32 @@ static cudaError_t adapter_29(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, co
         void *align_p;
         long long align_ll;
     } old_nodeParams;
-    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_29_target, memory_order_acquire);
+    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_43_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (nodeParams != NULL)
-        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_29_nodeParams_to_old,
-                               sizeof adapter_29_nodeParams_to_old / sizeof adapter_29_nodeParams_to_old[0]);
+        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_43_nodeParams_to_old,
+                               sizeof adapter_43_nodeParams_to_old / sizeof adapter_43_nodeParams_to_old[0]);
     cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_nodeParams.bytes : NULL);
     if (nodeParams != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_29_nodeParams_to_new,
-                               sizeof adapter_29_nodeParams_to_new / sizeof adapter_29_nodeParams_to_new[0]);
+        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_43_nodeParams_to_new,
+                               sizeof adapter_43_nodeParams_to_new / sizeof adapter_43_nodeParams_to_new[0]);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, its record converted field by field. */
-static cubind__slot adapter_30_target;
-/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.4, 120 here */
-static const cubind__field_copy adapter_30_params_out_to_old[] = {
+/* CUDA 12.5: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, its record converted field by field. */
+static cubind__slot adapter_44_target;
+/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.5, 120 here */
+static const cubind__field_copy adapter_44_params_out_to_old[] = {
     {0, 0, 32},
     {32, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_30_params_out_to_new[] = {
+static const cubind__field_copy adapter_44_params_out_to_new[] = {
     {0, 0, 32},
     {34, 32, 54},
     {88, 88, 32},
 };
-static cudaError_t adapter_30(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+static cudaError_t adapter_44(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -15572,32 +15993,65 @@ static cudaError_t adapter_30(cudaGraphNode_t node, struct cudaMemAllocNodeParam
         void *align_p;
         long long align_ll;
     } old_params_out;
-    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_30_target, memory_order_acquire);
+    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_44_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (params_out != NULL)
-        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_30_params_out_to_old,
-                               sizeof adapter_30_params_out_to_old / sizeof adapter_30_params_out_to_old[0]);
+        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_44_params_out_to_old,
+                               sizeof adapter_44_params_out_to_old / sizeof adapter_44_params_out_to_old[0]);
     cubind_result = cubind_fn(node, params_out != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_params_out.bytes : NULL);
     if (params_out != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_30_params_out_to_new,
-                               sizeof adapter_30_params_out_to_new / sizeof adapter_30_params_out_to_new[0]);
+        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_44_params_out_to_new,
+                               sizeof adapter_44_params_out_to_new / sizeof adapter_44_params_out_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, its record converted field by field. */
+static cubind__slot adapter_45_target;
+/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.4, 120 here */
+static const cubind__field_copy adapter_45_params_out_to_old[] = {
+    {0, 0, 32},
+    {32, 34, 54},
+    {88, 88, 32},
+};
+static const cubind__field_copy adapter_45_params_out_to_new[] = {
+    {0, 0, 32},
+    {34, 32, 54},
+    {88, 88, 32},
+};
+static cudaError_t adapter_45(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+{
+    union {
+        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_params_out;
+    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_45_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (params_out != NULL)
+        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_45_params_out_to_old,
+                               sizeof adapter_45_params_out_to_old / sizeof adapter_45_params_out_to_old[0]);
+    cubind_result = cubind_fn(node, params_out != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_params_out.bytes : NULL);
+    if (params_out != NULL && cubind_result == cudaSuccess)
+        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_45_params_out_to_new,
+                               sizeof adapter_45_params_out_to_new / sizeof adapter_45_params_out_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, its record converted field by field. */
-static cubind__slot adapter_31_target;
+static cubind__slot adapter_46_target;
 /* struct cudaMemAllocNodeParams: 120 bytes in CUDA 11.8, 120 here */
-static const cubind__field_copy adapter_31_params_out_to_old[] = {
+static const cubind__field_copy adapter_46_params_out_to_old[] = {
     {0, 0, 24},
     {24, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_31_params_out_to_new[] = {
+static const cubind__field_copy adapter_46_params_out_to_new[] = {
     {0, 0, 24},
     {34, 24, 54},
     {88, 88, 32},
 };
-static cudaError_t adapter_31(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+static cudaError_t adapter_46(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -15605,15 +16059,15 @@ static cudaError_t adapter_31(cudaGraphNode_t node, struct cudaMemAllocNodeParam
         void *align_p;
         long long align_ll;
     } old_params_out;
-    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_31_target, memory_order_acquire);
+    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_46_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (params_out != NULL)
-        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_31_params_out_to_old,
-                               sizeof adapter_31_params_out_to_old / sizeof adapter_31_params_out_to_old[0]);
+        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_46_params_out_to_old,
+                               sizeof adapter_46_params_out_to_old / sizeof adapter_46_params_out_to_old[0]);
     cubind_result = cubind_fn(node, params_out != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_params_out.bytes : NULL);
     if (params_out != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_31_params_out_to_new,
-                               sizeof adapter_31_params_out_to_new / sizeof adapter_31_params_out_to_new[0]);
+        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_46_params_out_to_new,
+                               sizeof adapter_46_params_out_to_new / sizeof adapter_46_params_out_to_new[0]);
     return cubind_result;
 }
 
@@ -15717,6 +16171,51 @@ cubind__fnptr cubind__runtime_adapter(unsigned index, cubind__slot **target)
     case 31:
         *target = &adapter_31_target;
         return (cubind__fnptr)adapter_31;
+    case 32:
+        *target = &adapter_32_target;
+        return (cubind__fnptr)adapter_32;
+    case 33:
+        *target = &adapter_33_target;
+        return (cubind__fnptr)adapter_33;
+    case 34:
+        *target = &adapter_34_target;
+        return (cubind__fnptr)adapter_34;
+    case 35:
+        *target = &adapter_35_target;
+        return (cubind__fnptr)adapter_35;
+    case 36:
+        *target = &adapter_36_target;
+        return (cubind__fnptr)adapter_36;
+    case 37:
+        *target = &adapter_37_target;
+        return (cubind__fnptr)adapter_37;
+    case 38:
+        *target = &adapter_38_target;
+        return (cubind__fnptr)adapter_38;
+    case 39:
+        *target = &adapter_39_target;
+        return (cubind__fnptr)adapter_39;
+    case 40:
+        *target = &adapter_40_target;
+        return (cubind__fnptr)adapter_40;
+    case 41:
+        *target = &adapter_41_target;
+        return (cubind__fnptr)adapter_41;
+    case 42:
+        *target = &adapter_42_target;
+        return (cubind__fnptr)adapter_42;
+    case 43:
+        *target = &adapter_43_target;
+        return (cubind__fnptr)adapter_43;
+    case 44:
+        *target = &adapter_44_target;
+        return (cubind__fnptr)adapter_44;
+    case 45:
+        *target = &adapter_45_target;
+        return (cubind__fnptr)adapter_45;
+    case 46:
+        *target = &adapter_46_target;
+        return (cubind__fnptr)adapter_46;
     default:
         break;
     }
@@ -15730,511 +16229,580 @@ cubind__fnptr cubind__runtime_adapter(unsigned index, cubind__slot **target)
  * that differ there (loader/releases.h). */
 const struct cubind__runtime_releases {
     cubind__release_table table;
-    cubind__release releases[3];
-    unsigned firsts[4];
-    cubind__release_entry entries[128];
+    cubind__release releases[4];
+    unsigned firsts[5];
+    cubind__release_entry entries[183];
     cubind__release_history history[SYMBOL_COUNT];
     struct release_strings {
         char s0[1];
-        char s1[94];
+        char s1[100];
         char s2[27];
         char s3[127];
-        char s4[24];
-        char s5[126];
-        char s6[94];
-        char s7[17];
-        char s8[28];
-        char s9[106];
-        char s10[39];
-        char s11[106];
-        char s12[25];
-        char s13[138];
+        char s4[127];
+        char s5[24];
+        char s6[126];
+        char s7[100];
+        char s8[17];
+        char s9[28];
+        char s10[106];
+        char s11[39];
+        char s12[106];
+        char s13[25];
         char s14[138];
-        char s15[34];
-        char s16[137];
-        char s17[137];
-        char s18[42];
-        char s19[146];
-        char s20[146];
-        char s21[28];
-        char s22[140];
-        char s23[140];
-        char s24[37];
-        char s25[35];
-        char s26[22];
-        char s27[128];
-        char s28[24];
-        char s29[17];
-        char s30[133];
-        char s31[18];
-        char s32[137];
-        char s33[146];
-        char s34[25];
-        char s35[130];
-        char s36[130];
-        char s37[24];
-        char s38[270];
-        char s39[336];
-        char s40[33];
-        char s41[198];
-        char s42[198];
-        char s43[32];
-        char s44[124];
-        char s45[37];
-        char s46[130];
-        char s47[130];
-        char s48[24];
-        char s49[33];
-        char s50[25];
-        char s51[31];
-        char s52[21];
-        char s53[32];
-        char s54[106];
-        char s55[34];
-        char s56[28];
-        char s57[31];
-        char s58[106];
-        char s59[106];
-        char s60[106];
-        char s61[214];
+        char s15[138];
+        char s16[138];
+        char s17[34];
+        char s18[137];
+        char s19[137];
+        char s20[137];
+        char s21[42];
+        char s22[146];
+        char s23[146];
+        char s24[146];
+        char s25[28];
+        char s26[140];
+        char s27[140];
+        char s28[140];
+        char s29[37];
+        char s30[35];
+        char s31[22];
+        char s32[128];
+        char s33[24];
+        char s34[17];
+        char s35[133];
+        char s36[18];
+        char s37[137];
+        char s38[146];
+        char s39[25];
+        char s40[130];
+        char s41[130];
+        char s42[130];
+        char s43[24];
+        char s44[270];
+        char s45[270];
+        char s46[336];
+        char s47[33];
+        char s48[198];
+        char s49[198];
+        char s50[198];
+        char s51[32];
+        char s52[124];
+        char s53[37];
+        char s54[130];
+        char s55[130];
+        char s56[130];
+        char s57[24];
+        char s58[33];
+        char s59[25];
+        char s60[31];
+        char s61[21];
+        char s62[32];
+        char s63[106];
+        char s64[34];
+        char s65[28];
+        char s66[31];
+        char s67[106];
+        char s68[106];
+        char s69[106];
+        char s70[106];
+        char s71[214];
+        char s72[214];
+        char s73[100];
     } strings;
 } cubind__runtime_releases = {
-    {3, offsetof(struct cubind__runtime_releases, releases),
+    {4, offsetof(struct cubind__runtime_releases, releases),
      offsetof(struct cubind__runtime_releases, firsts), offsetof(struct cubind__runtime_releases, entries),
      offsetof(struct cubind__runtime_releases, history), offsetof(struct cubind__runtime_releases, strings)},
     {
         {"13.0", {13, 0, 0}, {-1, -1, -1}},
+        {"12.5", {12, 5, 0}, {-1, -1, -1}},
         {"12.4", {12, 4, 0}, {-1, -1, -1}},
         {"11.8", {11, 8, 0}, {-1, -1, -1}},
     },
-    {0, 0, 56, 128},
+    {0, 0, 55, 111, 183},
     {
         {25, 2, 0, S(2), S(3)},
-        {27, 4, 0, 0, S(6)},
-        {33, 4, 0, 0, S(6)},
-        {34, 2, 2, S(7), S(3)},
-        {47, 4, 0, 0, S(6)},
-        {63, 1, 0, S(8), 0},
-        {64, 1, 0, S(10), 0},
-        {73, 2, 4, S(12), S(13)},
-        {74, 2, 6, S(15), S(16)},
-        {75, 2, 8, S(18), S(19)},
-        {77, 2, 10, S(21), S(22)},
-        {78, 1, 0, S(24), 0},
-        {79, 1, 0, S(25), 0},
-        {135, 4, 0, 0, S(6)},
-        {136, 4, 0, 0, S(6)},
-        {150, 1, 0, S(28), 0},
-        {151, 4, 0, 0, S(6)},
-        {152, 4, 0, 0, S(6)},
-        {153, 4, 0, 0, S(6)},
-        {154, 1, 0, S(29), 0},
-        {169, 2, 13, S(31), S(32)},
-        {171, 4, 0, 0, S(6)},
-        {172, 4, 0, 0, S(6)},
-        {173, 4, 0, 0, S(6)},
-        {179, 2, 15, S(34), S(35)},
-        {192, 2, 17, S(37), S(38)},
-        {194, 2, 19, S(40), S(41)},
-        {196, 2, 22, S(45), S(46)},
-        {197, 2, 24, S(48), S(41)},
-        {199, 2, 26, S(49), S(41)},
-        {202, 4, 0, 0, S(6)},
-        {203, 4, 0, 0, S(6)},
-        {204, 4, 0, 0, S(6)},
-        {205, 4, 0, 0, S(6)},
-        {206, 4, 0, 0, S(6)},
-        {244, 2, 28, S(50), S(32)},
-        {245, 2, 30, S(51), S(32)},
-        {256, 1, 0, S(52), 0},
-        {257, 1, 0, S(53), 0},
-        {258, 1, 0, S(55), 0},
-        {259, 1, 0, S(56), 0},
-        {260, 1, 0, S(57), 0},
-        {291, 3, 0, 0, S(60)},
-        {292, 3, 0, 0, S(61)},
-        {293, 3, 0, 0, S(61)},
-        {296, 4, 0, 0, S(6)},
-        {297, 4, 0, 0, S(6)},
-        {298, 4, 0, 0, S(6)},
-        {299, 4, 0, 0, S(6)},
-        {300, 4, 0, 0, S(6)},
-        {301, 4, 0, 0, S(6)},
-        {302, 4, 0, 0, S(6)},
-        {303, 4, 0, 0, S(6)},
-        {304, 4, 0, 0, S(6)},
-        {305, 4, 0, 0, S(6)},
-        {306, 4, 0, 0, S(6)},
+        {27, 4, 0, 0, S(7)},
+        {33, 4, 0, 0, S(7)},
+        {34, 2, 3, S(8), S(3)},
+        {47, 4, 0, 0, S(7)},
+        {63, 1, 0, S(9), 0},
+        {64, 1, 0, S(11), 0},
+        {73, 2, 6, S(13), S(14)},
+        {74, 2, 9, S(17), S(18)},
+        {75, 2, 12, S(21), S(22)},
+        {77, 2, 15, S(25), S(26)},
+        {78, 1, 0, S(29), 0},
+        {79, 1, 0, S(30), 0},
+        {135, 4, 0, 0, S(7)},
+        {136, 4, 0, 0, S(7)},
+        {150, 1, 0, S(33), 0},
+        {151, 4, 0, 0, S(7)},
+        {152, 4, 0, 0, S(7)},
+        {153, 4, 0, 0, S(7)},
+        {154, 1, 0, S(34), 0},
+        {169, 2, 19, S(36), S(37)},
+        {171, 4, 0, 0, S(7)},
+        {172, 4, 0, 0, S(7)},
+        {173, 4, 0, 0, S(7)},
+        {179, 2, 22, S(39), S(40)},
+        {192, 2, 25, S(43), S(44)},
+        {194, 2, 28, S(47), S(48)},
+        {196, 2, 32, S(53), S(54)},
+        {197, 2, 35, S(57), S(48)},
+        {199, 2, 38, S(58), S(48)},
+        {202, 4, 0, 0, S(7)},
+        {203, 4, 0, 0, S(7)},
+        {204, 4, 0, 0, S(7)},
+        {205, 4, 0, 0, S(7)},
+        {206, 4, 0, 0, S(7)},
+        {244, 2, 41, S(59), S(37)},
+        {245, 2, 44, S(60), S(37)},
+        {256, 1, 0, S(61), 0},
+        {257, 1, 0, S(62), 0},
+        {258, 1, 0, S(64), 0},
+        {259, 1, 0, S(65), 0},
+        {260, 1, 0, S(66), 0},
+        {291, 3, 0, 0, S(69)},
+        {292, 3, 0, 0, S(71)},
+        {293, 3, 0, 0, S(71)},
+        {297, 4, 0, 0, S(7)},
+        {298, 4, 0, 0, S(7)},
+        {299, 4, 0, 0, S(7)},
+        {300, 4, 0, 0, S(7)},
+        {301, 4, 0, 0, S(7)},
+        {302, 4, 0, 0, S(7)},
+        {303, 4, 0, 0, S(7)},
+        {304, 4, 0, 0, S(7)},
+        {305, 4, 0, 0, S(7)},
+        {306, 4, 0, 0, S(7)},
+        {25, 2, 1, S(2), S(4)},
+        {27, 4, 0, 0, S(7)},
+        {33, 4, 0, 0, S(7)},
+        {34, 2, 4, S(8), S(4)},
+        {47, 4, 0, 0, S(7)},
+        {63, 1, 0, S(9), 0},
+        {64, 1, 0, S(11), 0},
+        {73, 2, 7, S(13), S(15)},
+        {74, 2, 10, S(17), S(19)},
+        {75, 2, 13, S(21), S(23)},
+        {77, 2, 16, S(25), S(27)},
+        {78, 1, 0, S(29), 0},
+        {79, 1, 0, S(30), 0},
+        {135, 4, 0, 0, S(7)},
+        {136, 4, 0, 0, S(7)},
+        {150, 1, 0, S(33), 0},
+        {151, 4, 0, 0, S(7)},
+        {152, 4, 0, 0, S(7)},
+        {153, 4, 0, 0, S(7)},
+        {154, 1, 0, S(34), 0},
+        {169, 2, 20, S(36), S(37)},
+        {171, 4, 0, 0, S(7)},
+        {172, 4, 0, 0, S(7)},
+        {173, 4, 0, 0, S(7)},
+        {179, 2, 23, S(39), S(41)},
+        {192, 2, 26, S(43), S(45)},
+        {194, 2, 29, S(47), S(49)},
+        {196, 2, 33, S(53), S(55)},
+        {197, 2, 36, S(57), S(49)},
+        {199, 2, 39, S(58), S(49)},
+        {202, 4, 0, 0, S(7)},
+        {203, 4, 0, 0, S(7)},
+        {204, 4, 0, 0, S(7)},
+        {205, 4, 0, 0, S(7)},
+        {206, 4, 0, 0, S(7)},
+        {244, 2, 42, S(59), S(37)},
+        {245, 2, 45, S(60), S(37)},
+        {256, 1, 0, S(61), 0},
+        {257, 1, 0, S(62), 0},
+        {258, 1, 0, S(64), 0},
+        {259, 1, 0, S(65), 0},
+        {260, 1, 0, S(66), 0},
+        {291, 3, 0, 0, S(70)},
+        {292, 3, 0, 0, S(72)},
+        {293, 3, 0, 0, S(72)},
+        {296, 4, 0, 0, S(73)},
+        {297, 4, 0, 0, S(7)},
+        {298, 4, 0, 0, S(7)},
+        {299, 4, 0, 0, S(7)},
+        {300, 4, 0, 0, S(7)},
+        {301, 4, 0, 0, S(7)},
+        {302, 4, 0, 0, S(7)},
+        {303, 4, 0, 0, S(7)},
+        {304, 4, 0, 0, S(7)},
+        {305, 4, 0, 0, S(7)},
+        {306, 4, 0, 0, S(7)},
         {16, 4, 0, 0, S(1)},
         {17, 4, 0, 0, S(1)},
-        {25, 2, 1, S(4), S(5)},
-        {27, 4, 0, 0, S(6)},
-        {33, 4, 0, 0, S(6)},
-        {34, 2, 3, S(7), S(5)},
+        {25, 2, 2, S(5), S(6)},
+        {27, 4, 0, 0, S(7)},
+        {33, 4, 0, 0, S(7)},
+        {34, 2, 5, S(8), S(6)},
         {35, 4, 0, 0, S(1)},
         {46, 4, 0, 0, S(1)},
-        {47, 4, 0, 0, S(6)},
+        {47, 4, 0, 0, S(7)},
         {59, 4, 0, 0, S(1)},
-        {63, 3, 0, 0, S(9)},
-        {64, 3, 0, 0, S(11)},
-        {73, 2, 5, S(12), S(14)},
-        {74, 2, 7, S(15), S(17)},
-        {75, 2, 9, S(18), S(20)},
-        {77, 2, 11, S(21), S(23)},
-        {78, 1, 0, S(24), 0},
-        {79, 1, 0, S(25), 0},
-        {85, 2, 12, S(26), S(27)},
+        {63, 3, 0, 0, S(10)},
+        {64, 3, 0, 0, S(12)},
+        {73, 2, 8, S(13), S(16)},
+        {74, 2, 11, S(17), S(20)},
+        {75, 2, 14, S(21), S(24)},
+        {77, 2, 17, S(25), S(28)},
+        {78, 1, 0, S(29), 0},
+        {79, 1, 0, S(30), 0},
+        {85, 2, 18, S(31), S(32)},
         {87, 4, 0, 0, S(1)},
         {88, 4, 0, 0, S(1)},
-        {135, 4, 0, 0, S(6)},
-        {136, 4, 0, 0, S(6)},
-        {150, 3, 0, 0, S(11)},
-        {151, 4, 0, 0, S(6)},
-        {152, 4, 0, 0, S(6)},
-        {153, 4, 0, 0, S(6)},
-        {154, 3, 0, 0, S(30)},
-        {169, 2, 14, S(31), S(33)},
-        {171, 4, 0, 0, S(6)},
-        {172, 4, 0, 0, S(6)},
-        {173, 4, 0, 0, S(6)},
-        {179, 2, 16, S(34), S(36)},
-        {192, 2, 18, S(37), S(39)},
-        {194, 2, 20, S(40), S(42)},
-        {195, 2, 21, S(43), S(44)},
-        {196, 2, 23, S(45), S(47)},
-        {197, 2, 25, S(48), S(42)},
-        {199, 2, 27, S(49), S(42)},
-        {202, 4, 0, 0, S(6)},
-        {203, 4, 0, 0, S(6)},
-        {204, 4, 0, 0, S(6)},
-        {205, 4, 0, 0, S(6)},
-        {206, 4, 0, 0, S(6)},
-        {244, 2, 29, S(50), S(33)},
-        {245, 2, 31, S(51), S(33)},
-        {256, 3, 0, 0, S(11)},
-        {257, 3, 0, 0, S(54)},
-        {258, 3, 0, 0, S(54)},
-        {259, 3, 0, 0, S(11)},
-        {260, 3, 0, 0, S(11)},
-        {262, 3, 0, 0, S(58)},
+        {135, 4, 0, 0, S(7)},
+        {136, 4, 0, 0, S(7)},
+        {150, 3, 0, 0, S(12)},
+        {151, 4, 0, 0, S(7)},
+        {152, 4, 0, 0, S(7)},
+        {153, 4, 0, 0, S(7)},
+        {154, 3, 0, 0, S(35)},
+        {169, 2, 21, S(36), S(38)},
+        {171, 4, 0, 0, S(7)},
+        {172, 4, 0, 0, S(7)},
+        {173, 4, 0, 0, S(7)},
+        {179, 2, 24, S(39), S(42)},
+        {192, 2, 27, S(43), S(46)},
+        {194, 2, 30, S(47), S(50)},
+        {195, 2, 31, S(51), S(52)},
+        {196, 2, 34, S(53), S(56)},
+        {197, 2, 37, S(57), S(50)},
+        {199, 2, 40, S(58), S(50)},
+        {202, 4, 0, 0, S(7)},
+        {203, 4, 0, 0, S(7)},
+        {204, 4, 0, 0, S(7)},
+        {205, 4, 0, 0, S(7)},
+        {206, 4, 0, 0, S(7)},
+        {244, 2, 43, S(59), S(38)},
+        {245, 2, 46, S(60), S(38)},
+        {256, 3, 0, 0, S(12)},
+        {257, 3, 0, 0, S(63)},
+        {258, 3, 0, 0, S(63)},
+        {259, 3, 0, 0, S(12)},
+        {260, 3, 0, 0, S(12)},
+        {262, 3, 0, 0, S(67)},
         {264, 4, 0, 0, S(1)},
         {265, 4, 0, 0, S(1)},
-        {280, 3, 0, 0, S(59)},
+        {280, 3, 0, 0, S(68)},
         {291, 4, 0, 0, S(1)},
         {292, 4, 0, 0, S(1)},
         {293, 4, 0, 0, S(1)},
         {294, 4, 0, 0, S(1)},
-        {295, 3, 0, 0, S(54)},
-        {296, 4, 0, 0, S(6)},
-        {297, 4, 0, 0, S(6)},
-        {298, 4, 0, 0, S(6)},
-        {299, 4, 0, 0, S(6)},
-        {300, 4, 0, 0, S(6)},
-        {301, 4, 0, 0, S(6)},
-        {302, 4, 0, 0, S(6)},
-        {303, 4, 0, 0, S(6)},
-        {304, 4, 0, 0, S(6)},
-        {305, 4, 0, 0, S(6)},
-        {306, 4, 0, 0, S(6)},
+        {295, 3, 0, 0, S(63)},
+        {296, 4, 0, 0, S(73)},
+        {297, 4, 0, 0, S(7)},
+        {298, 4, 0, 0, S(7)},
+        {299, 4, 0, 0, S(7)},
+        {300, 4, 0, 0, S(7)},
+        {301, 4, 0, 0, S(7)},
+        {302, 4, 0, 0, S(7)},
+        {303, 4, 0, 0, S(7)},
+        {304, 4, 0, 0, S(7)},
+        {305, 4, 0, 0, S(7)},
+        {306, 4, 0, 0, S(7)},
         {309, 4, 0, 0, S(1)},
     },
     {
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
         {2, 0},
         {2, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 5},
+        {3, 0},
+        {0, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {0, 0},
+        {3, 5},
+        {2, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {2, 0},
+        {0, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {2, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 5},
+        {3, 1},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 1},
+        {3, 1},
+        {3, 1},
+        {3, 0},
+        {3, 1},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 4},
+        {3, 0},
         {2, 0},
         {2, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {0, 0},
+        {0, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 1},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {3, 1},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 5},
+        {3, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 1},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 5},
+        {3, 0},
+        {3, 1},
+        {3, 4},
+        {3, 1},
+        {3, 1},
+        {3, 0},
+        {3, 1},
+        {3, 0},
+        {3, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {0, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 5},
+        {3, 5},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 1},
+        {3, 1},
+        {3, 1},
+        {3, 1},
+        {3, 1},
+        {3, 0},
+        {3, 4},
+        {3, 0},
         {2, 0},
         {2, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 4},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {3, 0},
+        {2, 1},
+        {2, 1},
+        {2, 1},
         {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
+        {3, 4},
         {1, 0},
-        {1, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 3},
-        {2, 0},
-        {0, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {0, 0},
-        {2, 3},
-        {1, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {1, 0},
-        {0, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {1, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 3},
-        {2, 1},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 1},
-        {2, 1},
-        {2, 1},
-        {2, 0},
-        {2, 1},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 2},
-        {2, 0},
-        {1, 0},
-        {1, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {0, 0},
-        {0, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 1},
-        {0, 0},
-        {0, 0},
-        {0, 0},
-        {2, 1},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 3},
-        {2, 0},
-        {0, 0},
-        {0, 0},
-        {0, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 1},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 3},
-        {2, 0},
-        {2, 1},
-        {2, 2},
-        {2, 1},
-        {2, 1},
-        {2, 0},
-        {2, 1},
-        {2, 0},
-        {2, 0},
-        {0, 0},
-        {0, 0},
-        {0, 0},
-        {0, 0},
-        {0, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 3},
-        {2, 3},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 1},
-        {2, 1},
-        {2, 1},
-        {2, 1},
-        {2, 1},
-        {2, 0},
-        {2, 2},
-        {2, 0},
-        {1, 0},
-        {1, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 2},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {2, 0},
-        {1, 1},
-        {1, 1},
-        {1, 1},
-        {1, 0},
-        {2, 2},
         {0, 0},
         {0, 0},
         {0, 0},
@@ -16245,36 +16813,40 @@ const struct cubind__runtime_releases {
         {0, 0},
         {0, 0},
         {0, 0},
-        {0, 0},
+        {3, 0},
+        {3, 0},
         {2, 0},
-        {2, 0},
-        {1, 0},
-        {2, 0},
-        {2, 0},
+        {3, 0},
+        {3, 0},
     },
     {
         "",
-        "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.4, 11.8)",
+        "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
         "cudaGetDeviceProperties_v2",
+        "struct cudaDeviceProp is 1032 bytes in CUDA 12.5, 1008 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaDeviceProp is 1032 bytes in CUDA 12.4, 1008 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaGetDeviceProperties",
         "struct cudaDeviceProp is 728 bytes in CUDA 11.8, 1008 in CUDA 13.0: called through an adapter that converts it field by field",
-        "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4, 11.8)",
+        "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
         "cudaChooseDevice",
         "cudaStreamGetCaptureInfo_v3",
         "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0; it needs CUDA 12.4 or newer",
         "cudaStreamUpdateCaptureDependencies_v2",
         "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0; it needs CUDA 12.4 or newer",
         "cudaImportExternalMemory",
+        "struct cudaExternalMemoryHandleDesc is 40 bytes in CUDA 12.5, 104 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalMemoryHandleDesc is 40 bytes in CUDA 12.4, 104 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalMemoryHandleDesc is 40 bytes in CUDA 11.8, 104 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaExternalMemoryGetMappedBuffer",
+        "struct cudaExternalMemoryBufferDesc is 24 bytes in CUDA 12.5, 88 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalMemoryBufferDesc is 24 bytes in CUDA 12.4, 88 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalMemoryBufferDesc is 24 bytes in CUDA 11.8, 88 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaExternalMemoryGetMappedMipmappedArray",
+        "struct cudaExternalMemoryMipmappedArrayDesc is 64 bytes in CUDA 12.5, 128 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalMemoryMipmappedArrayDesc is 64 bytes in CUDA 12.4, 128 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalMemoryMipmappedArrayDesc is 64 bytes in CUDA 11.8, 128 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaImportExternalSemaphore",
+        "struct cudaExternalSemaphoreHandleDesc is 32 bytes in CUDA 12.5, 96 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalSemaphoreHandleDesc is 32 bytes in CUDA 12.4, 96 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalSemaphoreHandleDesc is 32 bytes in CUDA 11.8, 96 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaSignalExternalSemaphoresAsync_v2",
@@ -16288,17 +16860,21 @@ const struct cubind__runtime_releases {
         "struct cudaMemPoolProps (88 bytes in both) lays out reserved, usage otherwise: called through an adapter that converts it field by field",
         "struct cudaMemPoolProps (88 bytes in both) lays out maxSize, reserved, usage otherwise: called through an adapter that converts it field by field",
         "cudaPointerGetAttributes",
+        "struct cudaPointerAttributes is 24 bytes in CUDA 12.5, 88 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaPointerAttributes is 24 bytes in CUDA 12.4, 88 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaPointerAttributes is 24 bytes in CUDA 11.8, 88 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaCreateTextureObject",
+        "struct cudaResourceDesc is 64 bytes in CUDA 12.5, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 12.5, 128 in CUDA 13.0; struct cudaResourceViewDesc is 48 bytes in CUDA 12.5, 112 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaResourceDesc is 64 bytes in CUDA 12.4, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 12.4, 128 in CUDA 13.0; struct cudaResourceViewDesc is 48 bytes in CUDA 12.4, 112 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaResourceDesc is 64 bytes in CUDA 11.8, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 11.8, 128 in CUDA 13.0; struct cudaResourceViewDesc is 48 bytes in CUDA 11.8, 112 in CUDA 13.0; struct cudaTextureDesc is 68 bytes in CUDA 11.8, 72 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaGetTextureObjectResourceDesc",
+        "struct cudaResourceDesc is 64 bytes in CUDA 12.5, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 12.5, 128 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaResourceDesc is 64 bytes in CUDA 12.4, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 12.4, 128 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaResourceDesc is 64 bytes in CUDA 11.8, 144 in CUDA 13.0; struct cudaResourceDesc.res is 56 bytes in CUDA 11.8, 128 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaGetTextureObjectTextureDesc",
         "struct cudaTextureDesc is 68 bytes in CUDA 11.8, 72 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaGetTextureObjectResourceViewDesc",
+        "struct cudaResourceViewDesc is 48 bytes in CUDA 12.5, 112 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaResourceViewDesc is 48 bytes in CUDA 12.4, 112 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaResourceViewDesc is 48 bytes in CUDA 11.8, 112 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaCreateSurfaceObject",
@@ -16313,8 +16889,11 @@ const struct cubind__runtime_releases {
         "cudaGraphRemoveDependencies_v2",
         "the CUDA 13.0 form does not exist: 5 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
         "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form does not exist: 5 parameters in CUDA 12.5, 6 in CUDA 13.0; it needs CUDA 13.0 or newer",
         "the CUDA 13.0 form does not exist: 5 parameters in CUDA 12.4, 6 in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
         "the CUDA 13.0 form does not exist: struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
+        "it does not exist (added in CUDA 12.5, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
     },
 };
 #undef S

@@ -489,6 +489,7 @@ static void test_cubind_cublas_set_sm_count_target(void **cubind_state)
 
 /* How cublasGetEmulationStrategy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_16[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -500,7 +501,7 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 2, "cublasGetEmulationStrategy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 3, "cublasGetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -530,6 +531,7 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
 
 /* How cublasSetEmulationStrategy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_17[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -541,7 +543,7 @@ static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 2, "cublasSetEmulationStrategy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 3, "cublasSetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -571,6 +573,7 @@ static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
 
 /* How cublasGetEmulationSpecialValuesSupport is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_18[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -582,7 +585,7 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_18, 2, "cublasGetEmulationSpecialValuesSupport", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_18, 3, "cublasGetEmulationSpecialValuesSupport", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -612,6 +615,7 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
 
 /* How cublasSetEmulationSpecialValuesSupport is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_19[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -623,7 +627,7 @@ static void test_cubind_cublas_set_emulation_special_values_support(void **cubin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 2, "cublasSetEmulationSpecialValuesSupport", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 3, "cublasSetEmulationSpecialValuesSupport", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -653,6 +657,7 @@ static void test_cubind_cublas_set_emulation_special_values_support(void **cubin
 
 /* How cublasGetFixedPointEmulationMantissaControl is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_20[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -664,7 +669,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 2, "cublasGetFixedPointEmulationMantissaControl", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 3, "cublasGetFixedPointEmulationMantissaControl", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -694,6 +699,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
 
 /* How cublasSetFixedPointEmulationMantissaControl is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_21[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -705,7 +711,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void *
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 2, "cublasSetFixedPointEmulationMantissaControl", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 3, "cublasSetFixedPointEmulationMantissaControl", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -735,6 +741,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void *
 
 /* How cublasGetFixedPointEmulationMaxMantissaBitCount is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_22[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -746,7 +753,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 2, "cublasGetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 3, "cublasGetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -776,6 +783,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
 
 /* How cublasSetFixedPointEmulationMaxMantissaBitCount is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_23[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -787,7 +795,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 2, "cublasSetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 3, "cublasSetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -817,6 +825,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(
 
 /* How cublasGetFixedPointEmulationMantissaBitOffset is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_24[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -828,7 +837,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_24, 2, "cublasGetFixedPointEmulationMantissaBitOffset", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_24, 3, "cublasGetFixedPointEmulationMantissaBitOffset", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -858,6 +867,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
 
 /* How cublasSetFixedPointEmulationMantissaBitOffset is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_25[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -869,7 +879,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(voi
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 2, "cublasSetFixedPointEmulationMantissaBitOffset", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 3, "cublasSetFixedPointEmulationMantissaBitOffset", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -899,6 +909,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(voi
 
 /* How cublasGetFixedPointEmulationMantissaBitCountPointer is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_26[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -910,7 +921,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 2, "cublasGetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 3, "cublasGetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -940,6 +951,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
 
 /* How cublasSetFixedPointEmulationMantissaBitCountPointer is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_27[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -951,7 +963,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_poin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 2, "cublasSetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 3, "cublasSetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -29459,6 +29471,8 @@ const size_t cubind_passthrough_cublas_count = 591;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_cublas_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+        return 12;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
         return 14;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)

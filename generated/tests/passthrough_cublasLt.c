@@ -884,6 +884,7 @@ static void test_cubind_cublasLt_matrix_transform_desc_get_attribute(void **cubi
 
 /* How cublasLtEmulationDescInit_internal is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_27[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -895,7 +896,7 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 2, "cublasLtEmulationDescInit_internal", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 3, "cublasLtEmulationDescInit_internal", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -925,6 +926,7 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
 
 /* How cublasLtEmulationDescCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_28[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -935,7 +937,7 @@ static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_28, 2, "cublasLtEmulationDescCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_28, 3, "cublasLtEmulationDescCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -964,6 +966,7 @@ static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
 
 /* How cublasLtEmulationDescDestroy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_29[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -974,7 +977,7 @@ static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_29, 2, "cublasLtEmulationDescDestroy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_29, 3, "cublasLtEmulationDescDestroy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -1003,6 +1006,7 @@ static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
 
 /* How cublasLtEmulationDescSetAttribute is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_30[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -1016,7 +1020,7 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_30, 2, "cublasLtEmulationDescSetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_30, 3, "cublasLtEmulationDescSetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -1048,6 +1052,7 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
 
 /* How cublasLtEmulationDescGetAttribute is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_31[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -1062,7 +1067,7 @@ static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_stat
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_31, 2, "cublasLtEmulationDescGetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_31, 3, "cublasLtEmulationDescGetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -1735,6 +1740,8 @@ const size_t cubind_passthrough_cublasLt_count = 51;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_cublasLt_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+        return 5;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
         return 5;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)

@@ -1711,6 +1711,7 @@ static void test_cubind_cufft_xt_set_callback_shared_size(void **cubind_state)
 
 /* How cufftXtSetJITCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_50[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -1726,7 +1727,7 @@ static void test_cubind_cufft_xt_set_jit_callback(void **cubind_state)
     const cufftResult cubind_expected = CUFFT_NVSHMEM_FAILURE;
     cufftResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_50, 2, "cufftXtSetJITCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_50, 3, "cufftXtSetJITCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -2022,6 +2023,8 @@ const size_t cubind_passthrough_cufft_count = 57;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_cufft_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+        return 1;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
         return 1;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)

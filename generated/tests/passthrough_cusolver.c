@@ -289,6 +289,7 @@ static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
 
 /* How cusolverDnSetMathMode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_8[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -300,7 +301,7 @@ static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_NOT_SUPPORTED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 2, "cusolverDnSetMathMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 3, "cusolverDnSetMathMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -330,6 +331,7 @@ static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
 
 /* How cusolverDnGetMathMode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_9[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -341,7 +343,7 @@ static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ZERO_PIVOT;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 2, "cusolverDnGetMathMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 3, "cusolverDnGetMathMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -371,6 +373,7 @@ static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
 
 /* How cusolverDnSetEmulationStrategy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_10[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -382,7 +385,7 @@ static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INVALID_LICENSE;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 2, "cusolverDnSetEmulationStrategy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 3, "cusolverDnSetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -412,6 +415,7 @@ static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
 
 /* How cusolverDnGetEmulationStrategy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_11[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -423,7 +427,7 @@ static void test_cubind_cusolverDn_get_emulation_strategy(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 2, "cusolverDnGetEmulationStrategy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 3, "cusolverDnGetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -15883,6 +15887,7 @@ static void test_cubind_cusolverDn_xsyevd(void **cubind_state)
 
 /* How cusolverDnXsyevBatched_bufferSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_359[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -15906,7 +15911,7 @@ static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_INVALID_WORKSPACE;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 2, "cusolverDnXsyevBatched_bufferSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 3, "cusolverDnXsyevBatched_bufferSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -15948,6 +15953,7 @@ static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state
 
 /* How cusolverDnXsyevBatched is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_360[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -15974,7 +15980,7 @@ static void test_cubind_cusolverDn_xsyev_batched(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_NOT_INITIALIZED;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_360, 2, "cusolverDnXsyevBatched", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_360, 3, "cusolverDnXsyevBatched", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -16149,6 +16155,7 @@ static void test_cubind_cusolverDn_xsyevdx(void **cubind_state)
 
 /* How cusolverDnXgeev_bufferSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_363[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -16177,7 +16184,7 @@ static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_ARCH_MISMATCH;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 2, "cusolverDnXgeev_bufferSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 3, "cusolverDnXgeev_bufferSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -16224,6 +16231,7 @@ static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
 
 /* How cusolverDnXgeev is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_364[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -16255,7 +16263,7 @@ static void test_cubind_cusolverDn_xgeev(void **cubind_state)
     const cusolverStatus_t cubind_expected = CUSOLVER_STATUS_MAPPING_ERROR;
     cusolverStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_364, 2, "cusolverDnXgeev", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_364, 3, "cusolverDnXgeev", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -25508,6 +25516,8 @@ const size_t cubind_passthrough_cusolver_count = 578;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_cusolver_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+        return 8;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
         return 8;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)

@@ -388,6 +388,7 @@ static void test_cubind_driver_device_get_attribute(void **cubind_state)
 
 /* How cuDeviceGetHostAtomicCapabilities is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_12[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -401,7 +402,7 @@ static void test_cubind_driver_device_get_host_atomic_capabilities(void **cubind
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 2, "cuDeviceGetHostAtomicCapabilities", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 3, "cuDeviceGetHostAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -1002,6 +1003,7 @@ static void test_cubind_driver_ctx_get_device(void **cubind_state)
 
 /* How cuCtxGetDevice_v2 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_33[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -1013,7 +1015,7 @@ static void test_cubind_driver_ctx_get_device_v2(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 2, "cuCtxGetDevice_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 3, "cuCtxGetDevice_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -1171,6 +1173,7 @@ static void test_cubind_driver_ctx_synchronize(void **cubind_state)
 
 /* How cuCtxSynchronize_v2 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_38[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -1181,7 +1184,7 @@ static void test_cubind_driver_ctx_synchronize_v2(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 2, "cuCtxSynchronize_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 3, "cuCtxSynchronize_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -4277,6 +4280,7 @@ static void test_cubind_driver_memcpy3_d_peer_async(void **cubind_state)
 
 /* How cuMemcpyBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_133[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -4294,7 +4298,7 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 2, "cuMemcpyBatchAsync_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 3, "cuMemcpyBatchAsync_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -4330,6 +4334,7 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
 
 /* How cuMemcpy3DBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_134[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -4343,7 +4348,7 @@ static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_134, 2, "cuMemcpy3DBatchAsync_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_134, 3, "cuMemcpy3DBatchAsync_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -5175,6 +5180,7 @@ static void test_cubind_driver_mem_get_handle_for_address_range(void **cubind_st
 
 /* How cuMemBatchDecompressAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_161[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -5189,7 +5195,7 @@ static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 2, "cuMemBatchDecompressAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 3, "cuMemBatchDecompressAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -5850,6 +5856,7 @@ static void test_cubind_driver_mem_pool_get_access(void **cubind_state)
 
 /* How cuMemPoolCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_183[] = {
+    {"12.5", 2, "cuMemPoolCreate"},
     {"12.4", 2, "cuMemPoolCreate"},
     {"11.8", 2, "cuMemPoolCreate"},
 };
@@ -5867,7 +5874,7 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 2, "cuMemPoolCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 3, "cuMemPoolCreate", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -5927,6 +5934,7 @@ static void test_cubind_driver_mem_pool_destroy(void **cubind_state)
 
 /* How cuMemGetDefaultMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_185[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -5939,7 +5947,7 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 2, "cuMemGetDefaultMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 3, "cuMemGetDefaultMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -5970,6 +5978,7 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
 
 /* How cuMemGetMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_186[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -5982,7 +5991,7 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_186, 2, "cuMemGetMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_186, 3, "cuMemGetMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -6013,6 +6022,7 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
 
 /* How cuMemSetMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_187[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -6025,7 +6035,7 @@ static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 2, "cuMemSetMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 3, "cuMemSetMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -6592,6 +6602,7 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
 
 /* How cuMemPrefetchBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_202[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -6609,7 +6620,7 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 2, "cuMemPrefetchBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 3, "cuMemPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -6645,6 +6656,7 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
 
 /* How cuMemDiscardBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_203[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -6659,7 +6671,7 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 2, "cuMemDiscardBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 3, "cuMemDiscardBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -6692,6 +6704,7 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
 
 /* How cuMemDiscardAndPrefetchBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_204[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -6709,7 +6722,7 @@ static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubin
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 2, "cuMemDiscardAndPrefetchBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 3, "cuMemDiscardAndPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -6963,6 +6976,7 @@ static void test_cubind_driver_stream_get_priority(void **cubind_state)
 
 /* How cuStreamGetDevice is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_212[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -6974,7 +6988,7 @@ static void test_cubind_driver_stream_get_device(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_212, 2, "cuStreamGetDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_212, 3, "cuStreamGetDevice", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -7821,6 +7835,7 @@ static void test_cubind_driver_event_destroy(void **cubind_state)
 
 /* How cuEventElapsedTime is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_239[] = {
+    {"12.5", 1, "cuEventElapsedTime"},
     {"12.4", 1, "cuEventElapsedTime"},
     {"11.8", 1, "cuEventElapsedTime"},
 };
@@ -7833,7 +7848,7 @@ static void test_cubind_driver_event_elapsed_time(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 2, "cuEventElapsedTime_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 3, "cuEventElapsedTime_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10092,6 +10107,7 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
 
 /* How cuGraphAddMemAllocNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_309[] = {
+    {"12.5", 2, "cuGraphAddMemAllocNode"},
     {"12.4", 2, "cuGraphAddMemAllocNode"},
     {"11.8", 3, "cuGraphAddMemAllocNode"},
 };
@@ -10112,7 +10128,7 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 2, "cuGraphAddMemAllocNode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 3, "cuGraphAddMemAllocNode", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_4.bytes, 0x5c, sizeof cubind_record_4.bytes);
@@ -10149,6 +10165,7 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
 
 /* How cuGraphMemAllocNodeGetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_310[] = {
+    {"12.5", 2, "cuGraphMemAllocNodeGetParams"},
     {"12.4", 2, "cuGraphMemAllocNodeGetParams"},
     {"11.8", 3, "cuGraphMemAllocNodeGetParams"},
 };
@@ -10166,7 +10183,7 @@ static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_sta
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_310, 2, "cuGraphMemAllocNodeGetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_310, 3, "cuGraphMemAllocNodeGetParams", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -11624,6 +11641,7 @@ static void test_cubind_driver_graph_release_user_object(void **cubind_state)
 
 /* How cuGraphAddNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_355[] = {
+    {"12.5", 3, "cuGraphAddNode"},
     {"12.4", 3, "cuGraphAddNode"},
     {"11.8", 4, ""},
 };
@@ -11639,7 +11657,7 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 2, "cuGraphAddNode_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 3, "cuGraphAddNode_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -11673,6 +11691,7 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
 
 /* How cuGraphNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_356[] = {
+    {"12.5", 3, "cuGraphNodeSetParams"},
     {"12.4", 3, "cuGraphNodeSetParams"},
     {"11.8", 4, ""},
 };
@@ -11684,7 +11703,7 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_356, 2, "cuGraphNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_356, 3, "cuGraphNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -11714,6 +11733,7 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
 
 /* How cuGraphExecNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_357[] = {
+    {"12.5", 3, "cuGraphExecNodeSetParams"},
     {"12.4", 3, "cuGraphExecNodeSetParams"},
     {"11.8", 4, ""},
 };
@@ -11726,7 +11746,7 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 2, "cuGraphExecNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 3, "cuGraphExecNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -13219,6 +13239,7 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
 
 /* How cuTensorMapEncodeIm2colWide is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_405[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -13244,7 +13265,7 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 2, "cuTensorMapEncodeIm2colWide", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 3, "cuTensorMapEncodeIm2colWide", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -13444,6 +13465,7 @@ static void test_cubind_driver_device_get_p2p_attribute(void **cubind_state)
 
 /* How cuDeviceGetP2PAtomicCapabilities is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_411[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -13458,7 +13480,7 @@ static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 2, "cuDeviceGetP2PAtomicCapabilities", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 3, "cuDeviceGetP2PAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14059,6 +14081,7 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
 
 /* How cuDeviceGetDevResource is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_428[] = {
+    {"12.5", 3, "cuDeviceGetDevResource"},
     {"12.4", 3, "cuDeviceGetDevResource"},
     {"11.8", 4, ""},
 };
@@ -14071,7 +14094,7 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_428, 2, "cuDeviceGetDevResource", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_428, 3, "cuDeviceGetDevResource", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14102,6 +14125,7 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
 
 /* How cuCtxGetDevResource is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_429[] = {
+    {"12.5", 3, "cuCtxGetDevResource"},
     {"12.4", 3, "cuCtxGetDevResource"},
     {"11.8", 4, ""},
 };
@@ -14114,7 +14138,7 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 2, "cuCtxGetDevResource", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 3, "cuCtxGetDevResource", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14145,6 +14169,7 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
 
 /* How cuGreenCtxGetDevResource is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_430[] = {
+    {"12.5", 3, "cuGreenCtxGetDevResource"},
     {"12.4", 3, "cuGreenCtxGetDevResource"},
     {"11.8", 4, ""},
 };
@@ -14157,7 +14182,7 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_430, 2, "cuGreenCtxGetDevResource", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_430, 3, "cuGreenCtxGetDevResource", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14188,6 +14213,7 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
 
 /* How cuDevSmResourceSplitByCount is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_431[] = {
+    {"12.5", 3, "cuDevSmResourceSplitByCount"},
     {"12.4", 3, "cuDevSmResourceSplitByCount"},
     {"11.8", 4, ""},
 };
@@ -14203,7 +14229,7 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 2, "cuDevSmResourceSplitByCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 3, "cuDevSmResourceSplitByCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14237,6 +14263,7 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
 
 /* How cuDevResourceGenerateDesc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_432[] = {
+    {"12.5", 3, "cuDevResourceGenerateDesc"},
     {"12.4", 3, "cuDevResourceGenerateDesc"},
     {"11.8", 4, ""},
 };
@@ -14249,7 +14276,7 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_432, 2, "cuDevResourceGenerateDesc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_432, 3, "cuDevResourceGenerateDesc", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14445,6 +14472,7 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
 
 /* How cuGreenCtxGetId is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_437[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14456,7 +14484,7 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 2, "cuGreenCtxGetId", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 3, "cuGreenCtxGetId", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14486,6 +14514,7 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
 
 /* How cuLogsRegisterCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_438[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14498,7 +14527,7 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_438, 2, "cuLogsRegisterCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_438, 3, "cuLogsRegisterCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14529,6 +14558,7 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
 
 /* How cuLogsUnregisterCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_439[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14539,7 +14569,7 @@ static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 2, "cuLogsUnregisterCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 3, "cuLogsUnregisterCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14568,6 +14598,7 @@ static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
 
 /* How cuLogsCurrent is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_440[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14579,7 +14610,7 @@ static void test_cubind_driver_logs_current(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_440, 2, "cuLogsCurrent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_440, 3, "cuLogsCurrent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14609,6 +14640,7 @@ static void test_cubind_driver_logs_current(void **cubind_state)
 
 /* How cuLogsDumpToFile is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_441[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14621,7 +14653,7 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 2, "cuLogsDumpToFile", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 3, "cuLogsDumpToFile", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14652,6 +14684,7 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
 
 /* How cuLogsDumpToMemory is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_442[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14665,7 +14698,7 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_442, 2, "cuLogsDumpToMemory", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_442, 3, "cuLogsDumpToMemory", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14697,6 +14730,7 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
 
 /* How cuCheckpointProcessGetRestoreThreadId is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_443[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14708,7 +14742,7 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 2, "cuCheckpointProcessGetRestoreThreadId", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 3, "cuCheckpointProcessGetRestoreThreadId", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14738,6 +14772,7 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
 
 /* How cuCheckpointProcessGetState is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_444[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14749,7 +14784,7 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_444, 2, "cuCheckpointProcessGetState", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_444, 3, "cuCheckpointProcessGetState", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14779,6 +14814,7 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
 
 /* How cuCheckpointProcessLock is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_445[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14790,7 +14826,7 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 2, "cuCheckpointProcessLock", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 3, "cuCheckpointProcessLock", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14820,6 +14856,7 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
 
 /* How cuCheckpointProcessCheckpoint is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_446[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14831,7 +14868,7 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_446, 2, "cuCheckpointProcessCheckpoint", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_446, 3, "cuCheckpointProcessCheckpoint", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14861,6 +14898,7 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
 
 /* How cuCheckpointProcessRestore is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_447[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14872,7 +14910,7 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 2, "cuCheckpointProcessRestore", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 3, "cuCheckpointProcessRestore", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -14902,6 +14940,7 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
 
 /* How cuCheckpointProcessUnlock is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_448[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -14913,7 +14952,7 @@ static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_448, 2, "cuCheckpointProcessUnlock", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_448, 3, "cuCheckpointProcessUnlock", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -15481,6 +15520,8 @@ const size_t cubind_passthrough_driver_count = 453;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_driver_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+        return 35;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
         return 41;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)

@@ -46,6 +46,7 @@ static void test_informational_statuses(void **cubind_state)
 
 /* How nvJitLinkCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_0[] = {
+    {"12.5", 1, "__nvJitLinkCreate_12_5"},
     {"12.4", 1, "__nvJitLinkCreate_12_4"},
 };
 
@@ -57,7 +58,7 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_UNRECOGNIZED_OPTION;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_0, 1, "__nvJitLinkCreate_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_0, 2, "__nvJitLinkCreate_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -88,6 +89,7 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
 
 /* How nvJitLinkDestroy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_1[] = {
+    {"12.5", 1, "__nvJitLinkDestroy_12_5"},
     {"12.4", 1, "__nvJitLinkDestroy_12_4"},
 };
 
@@ -97,7 +99,7 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_MISSING_ARCH;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_1, 1, "__nvJitLinkDestroy_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_1, 2, "__nvJitLinkDestroy_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -126,6 +128,7 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
 
 /* How nvJitLinkAddData is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_2[] = {
+    {"12.5", 1, "__nvJitLinkAddData_12_5"},
     {"12.4", 1, "__nvJitLinkAddData_12_4"},
 };
 
@@ -139,7 +142,7 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INVALID_INPUT;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_2, 1, "__nvJitLinkAddData_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_2, 2, "__nvJitLinkAddData_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -172,6 +175,7 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
 
 /* How nvJitLinkAddFile is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_3[] = {
+    {"12.5", 1, "__nvJitLinkAddFile_12_5"},
     {"12.4", 1, "__nvJitLinkAddFile_12_4"},
 };
 
@@ -183,7 +187,7 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_PTX_COMPILE;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_3, 1, "__nvJitLinkAddFile_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_3, 2, "__nvJitLinkAddFile_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -214,6 +218,7 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
 
 /* How nvJitLinkComplete is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_4[] = {
+    {"12.5", 1, "__nvJitLinkComplete_12_5"},
     {"12.4", 1, "__nvJitLinkComplete_12_4"},
 };
 
@@ -223,7 +228,7 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_NVVM_COMPILE;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_4, 1, "__nvJitLinkComplete_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_4, 2, "__nvJitLinkComplete_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -252,6 +257,7 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
 
 /* How nvJitLinkGetLinkedCubinSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_5[] = {
+    {"12.5", 1, "__nvJitLinkGetLinkedCubinSize_12_5"},
     {"12.4", 1, "__nvJitLinkGetLinkedCubinSize_12_4"},
 };
 
@@ -262,7 +268,7 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INTERNAL;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_5, 1, "__nvJitLinkGetLinkedCubinSize_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_5, 2, "__nvJitLinkGetLinkedCubinSize_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -292,6 +298,7 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
 
 /* How nvJitLinkGetLinkedCubin is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_6[] = {
+    {"12.5", 1, "__nvJitLinkGetLinkedCubin_12_5"},
     {"12.4", 1, "__nvJitLinkGetLinkedCubin_12_4"},
 };
 
@@ -302,7 +309,7 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_THREADPOOL;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_6, 1, "__nvJitLinkGetLinkedCubin_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_6, 2, "__nvJitLinkGetLinkedCubin_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -332,6 +339,7 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
 
 /* How nvJitLinkGetLinkedPtxSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_7[] = {
+    {"12.5", 1, "__nvJitLinkGetLinkedPtxSize_12_5"},
     {"12.4", 1, "__nvJitLinkGetLinkedPtxSize_12_4"},
 };
 
@@ -342,7 +350,7 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_UNRECOGNIZED_INPUT;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_7, 1, "__nvJitLinkGetLinkedPtxSize_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_7, 2, "__nvJitLinkGetLinkedPtxSize_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -372,6 +380,7 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
 
 /* How nvJitLinkGetLinkedPtx is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_8[] = {
+    {"12.5", 1, "__nvJitLinkGetLinkedPtx_12_5"},
     {"12.4", 1, "__nvJitLinkGetLinkedPtx_12_4"},
 };
 
@@ -382,7 +391,7 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_FINALIZE;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 1, "__nvJitLinkGetLinkedPtx_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 2, "__nvJitLinkGetLinkedPtx_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -412,6 +421,7 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
 
 /* How nvJitLinkGetErrorLogSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_9[] = {
+    {"12.5", 1, "__nvJitLinkGetErrorLogSize_12_5"},
     {"12.4", 1, "__nvJitLinkGetErrorLogSize_12_4"},
 };
 
@@ -422,7 +432,7 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_NULL_INPUT;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 1, "__nvJitLinkGetErrorLogSize_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 2, "__nvJitLinkGetErrorLogSize_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -452,6 +462,7 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
 
 /* How nvJitLinkGetErrorLog is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_10[] = {
+    {"12.5", 1, "__nvJitLinkGetErrorLog_12_5"},
     {"12.4", 1, "__nvJitLinkGetErrorLog_12_4"},
 };
 
@@ -462,7 +473,7 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 1, "__nvJitLinkGetErrorLog_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 2, "__nvJitLinkGetErrorLog_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -492,6 +503,7 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
 
 /* How nvJitLinkGetInfoLogSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_11[] = {
+    {"12.5", 1, "__nvJitLinkGetInfoLogSize_12_5"},
     {"12.4", 1, "__nvJitLinkGetInfoLogSize_12_4"},
 };
 
@@ -502,7 +514,7 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_INCORRECT_INPUT_TYPE;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 1, "__nvJitLinkGetInfoLogSize_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 2, "__nvJitLinkGetInfoLogSize_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -532,6 +544,7 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
 
 /* How nvJitLinkGetInfoLog is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_12[] = {
+    {"12.5", 1, "__nvJitLinkGetInfoLog_12_5"},
     {"12.4", 1, "__nvJitLinkGetInfoLog_12_4"},
 };
 
@@ -542,7 +555,7 @@ static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
     const nvJitLinkResult cubind_expected = NVJITLINK_ERROR_ARCH_MISMATCH;
     nvJitLinkResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 1, "__nvJitLinkGetInfoLog_13_0", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 2, "__nvJitLinkGetInfoLog_13_0", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -622,6 +635,8 @@ const size_t cubind_passthrough_nvjitlink_count = 15;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_nvjitlink_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+        return 0;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
         return 0;
     return 0;

@@ -631,6 +631,7 @@ static void test_cubind_nvrtc_get_lowered_name(void **cubind_state)
 
 /* How nvrtcGetPCHHeapSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_19[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -641,7 +642,7 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_PROGRAM;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 2, "nvrtcGetPCHHeapSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 3, "nvrtcGetPCHHeapSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -670,6 +671,7 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
 
 /* How nvrtcSetPCHHeapSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_20[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -680,7 +682,7 @@ static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_INVALID_OPTION;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 2, "nvrtcSetPCHHeapSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 3, "nvrtcSetPCHHeapSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -709,6 +711,7 @@ static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
 
 /* How nvrtcGetPCHCreateStatus is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_21[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -719,7 +722,7 @@ static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_COMPILATION;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 2, "nvrtcGetPCHCreateStatus", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 3, "nvrtcGetPCHCreateStatus", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -748,6 +751,7 @@ static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
 
 /* How nvrtcGetPCHHeapSizeRequired is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_22[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -759,7 +763,7 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 2, "nvrtcGetPCHHeapSizeRequired", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 3, "nvrtcGetPCHHeapSizeRequired", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -789,6 +793,7 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
 
 /* How nvrtcSetFlowCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_23[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -801,7 +806,7 @@ static void test_cubind_nvrtc_set_flow_callback(void **cubind_state)
     const nvrtcResult cubind_expected = NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
     nvrtcResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 2, "nvrtcSetFlowCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 3, "nvrtcSetFlowCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -864,6 +869,8 @@ const size_t cubind_passthrough_nvrtc_count = 25;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_nvrtc_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+        return 5;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
         return 5;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)

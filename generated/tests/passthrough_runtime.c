@@ -752,6 +752,7 @@ static void test_cubind_runtime_get_device_count(void **cubind_state)
 
 /* How cudaGetDeviceProperties is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_25[] = {
+    {"12.5", 2, "cudaGetDeviceProperties_v2"},
     {"12.4", 2, "cudaGetDeviceProperties_v2"},
     {"11.8", 2, "cudaGetDeviceProperties"},
 };
@@ -769,7 +770,7 @@ static void test_cubind_runtime_get_device_properties(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorMemoryValueTooLarge;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 2, "cudaGetDeviceProperties", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 3, "cudaGetDeviceProperties", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -833,6 +834,7 @@ static void test_cubind_runtime_device_get_attribute(void **cubind_state)
 
 /* How cudaDeviceGetHostAtomicCapabilities is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_27[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -846,7 +848,7 @@ static void test_cubind_runtime_device_get_host_atomic_capabilities(void **cubin
     const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 2, "cudaDeviceGetHostAtomicCapabilities", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 3, "cudaDeviceGetHostAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -1024,6 +1026,7 @@ static void test_cubind_runtime_device_get_p2p_attribute(void **cubind_state)
 
 /* How cudaDeviceGetP2PAtomicCapabilities is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_33[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -1038,7 +1041,7 @@ static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind
     const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 2, "cudaDeviceGetP2PAtomicCapabilities", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 3, "cudaDeviceGetP2PAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -1071,6 +1074,7 @@ static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind
 
 /* How cudaChooseDevice is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_34[] = {
+    {"12.5", 2, "cudaChooseDevice"},
     {"12.4", 2, "cudaChooseDevice"},
     {"11.8", 2, "cudaChooseDevice"},
 };
@@ -1088,7 +1092,7 @@ static void test_cubind_runtime_choose_device(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 2, "cudaChooseDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 3, "cudaChooseDevice", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -1476,6 +1480,7 @@ static void test_cubind_runtime_stream_get_id(void **cubind_state)
 
 /* How cudaStreamGetDevice is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_47[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -1487,7 +1492,7 @@ static void test_cubind_runtime_stream_get_device(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorStartupFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 2, "cudaStreamGetDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 3, "cudaStreamGetDevice", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -1959,6 +1964,7 @@ static void test_cubind_runtime_stream_is_capturing(void **cubind_state)
 
 /* How cudaStreamGetCaptureInfo is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_63[] = {
+    {"12.5", 1, "cudaStreamGetCaptureInfo_v3"},
     {"12.4", 1, "cudaStreamGetCaptureInfo_v3"},
     {"11.8", 3, "cudaStreamGetCaptureInfo"},
 };
@@ -1975,7 +1981,7 @@ static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidPtx;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 2, "cudaStreamGetCaptureInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 3, "cudaStreamGetCaptureInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -2010,6 +2016,7 @@ static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
 
 /* How cudaStreamUpdateCaptureDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_64[] = {
+    {"12.5", 1, "cudaStreamUpdateCaptureDependencies_v2"},
     {"12.4", 1, "cudaStreamUpdateCaptureDependencies_v2"},
     {"11.8", 3, "cudaStreamUpdateCaptureDependencies"},
 };
@@ -2024,7 +2031,7 @@ static void test_cubind_runtime_stream_update_capture_dependencies(void **cubind
     const cudaError_t cubind_expected = cudaErrorInvalidGraphicsContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_64, 2, "cudaStreamUpdateCaptureDependencies", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_64, 3, "cudaStreamUpdateCaptureDependencies", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -2277,6 +2284,7 @@ static void test_cubind_runtime_event_elapsed_time(void **cubind_state)
 
 /* How cudaImportExternalMemory is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_73[] = {
+    {"12.5", 2, "cudaImportExternalMemory"},
     {"12.4", 2, "cudaImportExternalMemory"},
     {"11.8", 2, "cudaImportExternalMemory"},
 };
@@ -2294,7 +2302,7 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorFileNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 2, "cudaImportExternalMemory", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 3, "cudaImportExternalMemory", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -2328,6 +2336,7 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
 
 /* How cudaExternalMemoryGetMappedBuffer is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_74[] = {
+    {"12.5", 2, "cudaExternalMemoryGetMappedBuffer"},
     {"12.4", 2, "cudaExternalMemoryGetMappedBuffer"},
     {"11.8", 2, "cudaExternalMemoryGetMappedBuffer"},
 };
@@ -2346,7 +2355,7 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
     const cudaError_t cubind_expected = cudaErrorSharedObjectSymbolNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_74, 2, "cudaExternalMemoryGetMappedBuffer", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_74, 3, "cudaExternalMemoryGetMappedBuffer", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
@@ -2381,6 +2390,7 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
 
 /* How cudaExternalMemoryGetMappedMipmappedArray is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_75[] = {
+    {"12.5", 2, "cudaExternalMemoryGetMappedMipmappedArray"},
     {"12.4", 2, "cudaExternalMemoryGetMappedMipmappedArray"},
     {"11.8", 2, "cudaExternalMemoryGetMappedMipmappedArray"},
 };
@@ -2399,7 +2409,7 @@ static void test_cubind_runtime_external_memory_get_mapped_mipmapped_array(void 
     const cudaError_t cubind_expected = cudaErrorSharedObjectInitFailed;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 2, "cudaExternalMemoryGetMappedMipmappedArray", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 3, "cudaExternalMemoryGetMappedMipmappedArray", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
@@ -2460,6 +2470,7 @@ static void test_cubind_runtime_destroy_external_memory(void **cubind_state)
 
 /* How cudaImportExternalSemaphore is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_77[] = {
+    {"12.5", 2, "cudaImportExternalSemaphore"},
     {"12.4", 2, "cudaImportExternalSemaphore"},
     {"11.8", 2, "cudaImportExternalSemaphore"},
 };
@@ -2477,7 +2488,7 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidResourceHandle;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 2, "cudaImportExternalSemaphore", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 3, "cudaImportExternalSemaphore", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -2511,6 +2522,7 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
 
 /* How cudaSignalExternalSemaphoresAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_78[] = {
+    {"12.5", 1, "cudaSignalExternalSemaphoresAsync_v2"},
     {"12.4", 1, "cudaSignalExternalSemaphoresAsync_v2"},
     {"11.8", 1, "cudaSignalExternalSemaphoresAsync_v2"},
 };
@@ -2524,7 +2536,7 @@ static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_s
     const cudaError_t cubind_expected = cudaErrorIllegalState;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 2, "cudaSignalExternalSemaphoresAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 3, "cudaSignalExternalSemaphoresAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -2556,6 +2568,7 @@ static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_s
 
 /* How cudaWaitExternalSemaphoresAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_79[] = {
+    {"12.5", 1, "cudaWaitExternalSemaphoresAsync_v2"},
     {"12.4", 1, "cudaWaitExternalSemaphoresAsync_v2"},
     {"11.8", 1, "cudaWaitExternalSemaphoresAsync_v2"},
 };
@@ -2569,7 +2582,7 @@ static void test_cubind_runtime_wait_external_semaphores_async(void **cubind_sta
     const cudaError_t cubind_expected = cudaErrorLossyQuery;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 2, "cudaWaitExternalSemaphoresAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 3, "cudaWaitExternalSemaphoresAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -4346,6 +4359,7 @@ static void test_cubind_runtime_memcpy_peer_async(void **cubind_state)
 
 /* How cudaMemcpyBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_135[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -4363,7 +4377,7 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorCudartUnloading;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 2, "cudaMemcpyBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 3, "cudaMemcpyBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -4399,6 +4413,7 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
 
 /* How cudaMemcpy3DBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_136[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -4412,7 +4427,7 @@ static void test_cubind_runtime_memcpy3_d_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorProfilerDisabled;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_136, 2, "cudaMemcpy3DBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_136, 3, "cudaMemcpy3DBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -4894,6 +4909,7 @@ static void test_cubind_runtime_get_symbol_size(void **cubind_state)
 
 /* How cudaMemPrefetchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_150[] = {
+    {"12.5", 1, "cudaMemPrefetchAsync_v2"},
     {"12.4", 1, "cudaMemPrefetchAsync_v2"},
     {"11.8", 3, "cudaMemPrefetchAsync"},
 };
@@ -4908,7 +4924,7 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorTextureFetchFailed;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_150, 2, "cudaMemPrefetchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_150, 3, "cudaMemPrefetchAsync", &cubind_action);
 
     (void)cubind_state;
     memset(&location, 67, sizeof location);
@@ -4942,6 +4958,7 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
 
 /* How cudaMemPrefetchBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_151[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -4959,7 +4976,7 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorTextureNotBound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 2, "cudaMemPrefetchBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 3, "cudaMemPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -4995,6 +5012,7 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
 
 /* How cudaMemDiscardBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_152[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -5009,7 +5027,7 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSynchronizationError;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_152, 2, "cudaMemDiscardBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_152, 3, "cudaMemDiscardBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -5042,6 +5060,7 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
 
 /* How cudaMemDiscardAndPrefetchBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_153[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -5059,7 +5078,7 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
     const cudaError_t cubind_expected = cudaErrorInvalidFilterSetting;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 2, "cudaMemDiscardAndPrefetchBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 3, "cudaMemDiscardAndPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -5095,6 +5114,7 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
 
 /* How cudaMemAdvise is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_154[] = {
+    {"12.5", 1, "cudaMemAdvise_v2"},
     {"12.4", 1, "cudaMemAdvise_v2"},
     {"11.8", 3, "cudaMemAdvise"},
 };
@@ -5108,7 +5128,7 @@ static void test_cubind_runtime_mem_advise(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidNormSetting;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_154, 2, "cudaMemAdvise", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_154, 3, "cudaMemAdvise", &cubind_action);
 
     (void)cubind_state;
     memset(&location, 68, sizeof location);
@@ -5605,6 +5625,7 @@ static void test_cubind_runtime_mem_pool_get_access(void **cubind_state)
 
 /* How cudaMemPoolCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_169[] = {
+    {"12.5", 2, "cudaMemPoolCreate"},
     {"12.4", 2, "cudaMemPoolCreate"},
     {"11.8", 2, "cudaMemPoolCreate"},
 };
@@ -5622,7 +5643,7 @@ static void test_cubind_runtime_mem_pool_create(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_169, 2, "cudaMemPoolCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_169, 3, "cudaMemPoolCreate", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -5682,6 +5703,7 @@ static void test_cubind_runtime_mem_pool_destroy(void **cubind_state)
 
 /* How cudaMemGetDefaultMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_171[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -5694,7 +5716,7 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_171, 2, "cudaMemGetDefaultMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_171, 3, "cudaMemGetDefaultMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -5725,6 +5747,7 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
 
 /* How cudaMemGetMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_172[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -5737,7 +5760,7 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 2, "cudaMemGetMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 3, "cudaMemGetMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -5768,6 +5791,7 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
 
 /* How cudaMemSetMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_173[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -5780,7 +5804,7 @@ static void test_cubind_runtime_mem_set_mem_pool(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchPendingCountExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_173, 2, "cudaMemSetMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_173, 3, "cudaMemSetMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -5965,6 +5989,7 @@ static void test_cubind_runtime_mem_pool_import_pointer(void **cubind_state)
 
 /* How cudaPointerGetAttributes is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_179[] = {
+    {"12.5", 2, "cudaPointerGetAttributes"},
     {"12.4", 2, "cudaPointerGetAttributes"},
     {"11.8", 2, "cudaPointerGetAttributes"},
 };
@@ -5982,7 +6007,7 @@ static void test_cubind_runtime_pointer_get_attributes(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorStartupFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_179, 2, "cudaPointerGetAttributes", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_179, 3, "cudaPointerGetAttributes", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -6371,6 +6396,7 @@ static void test_cubind_runtime_create_channel_desc(void **cubind_state)
 
 /* How cudaCreateTextureObject is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_192[] = {
+    {"12.5", 2, "cudaCreateTextureObject"},
     {"12.4", 2, "cudaCreateTextureObject"},
     {"11.8", 2, "cudaCreateTextureObject"},
 };
@@ -6402,7 +6428,7 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorUnsupportedLimit;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_192, 2, "cudaCreateTextureObject", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_192, 3, "cudaCreateTextureObject", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -6472,6 +6498,7 @@ static void test_cubind_runtime_destroy_texture_object(void **cubind_state)
 
 /* How cudaGetTextureObjectResourceDesc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_194[] = {
+    {"12.5", 2, "cudaGetTextureObjectResourceDesc"},
     {"12.4", 2, "cudaGetTextureObjectResourceDesc"},
     {"11.8", 2, "cudaGetTextureObjectResourceDesc"},
 };
@@ -6489,7 +6516,7 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
     const cudaError_t cubind_expected = cudaErrorPeerAccessUnsupported;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 2, "cudaGetTextureObjectResourceDesc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 3, "cudaGetTextureObjectResourceDesc", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -6573,6 +6600,7 @@ static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_st
 
 /* How cudaGetTextureObjectResourceViewDesc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_196[] = {
+    {"12.5", 2, "cudaGetTextureObjectResourceViewDesc"},
     {"12.4", 2, "cudaGetTextureObjectResourceViewDesc"},
     {"11.8", 2, "cudaGetTextureObjectResourceViewDesc"},
 };
@@ -6590,7 +6618,7 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
     const cudaError_t cubind_expected = cudaErrorInvalidGraphicsContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_196, 2, "cudaGetTextureObjectResourceViewDesc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_196, 3, "cudaGetTextureObjectResourceViewDesc", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -6624,6 +6652,7 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
 
 /* How cudaCreateSurfaceObject is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_197[] = {
+    {"12.5", 2, "cudaCreateSurfaceObject"},
     {"12.4", 2, "cudaCreateSurfaceObject"},
     {"11.8", 2, "cudaCreateSurfaceObject"},
 };
@@ -6641,7 +6670,7 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorNvlinkUncorrectable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 2, "cudaCreateSurfaceObject", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 3, "cudaCreateSurfaceObject", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -6701,6 +6730,7 @@ static void test_cubind_runtime_destroy_surface_object(void **cubind_state)
 
 /* How cudaGetSurfaceObjectResourceDesc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_199[] = {
+    {"12.5", 2, "cudaGetSurfaceObjectResourceDesc"},
     {"12.4", 2, "cudaGetSurfaceObjectResourceDesc"},
     {"11.8", 2, "cudaGetSurfaceObjectResourceDesc"},
 };
@@ -6718,7 +6748,7 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
     const cudaError_t cubind_expected = cudaErrorUnsupportedPtxVersion;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 2, "cudaGetSurfaceObjectResourceDesc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 3, "cudaGetSurfaceObjectResourceDesc", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -6804,6 +6834,7 @@ static void test_cubind_runtime_runtime_get_version(void **cubind_state)
 
 /* How cudaLogsRegisterCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_202[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -6816,7 +6847,7 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorUnsupportedDevSideSync;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 2, "cudaLogsRegisterCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 3, "cudaLogsRegisterCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -6847,6 +6878,7 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
 
 /* How cudaLogsUnregisterCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_203[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -6857,7 +6889,7 @@ static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorContained;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 2, "cudaLogsUnregisterCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 3, "cudaLogsUnregisterCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -6886,6 +6918,7 @@ static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
 
 /* How cudaLogsCurrent is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_204[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -6897,7 +6930,7 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidSource;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 2, "cudaLogsCurrent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 3, "cudaLogsCurrent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -6927,6 +6960,7 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
 
 /* How cudaLogsDumpToFile is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_205[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -6939,7 +6973,7 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorFileNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 2, "cudaLogsDumpToFile", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 3, "cudaLogsDumpToFile", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -6970,6 +7004,7 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
 
 /* How cudaLogsDumpToMemory is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_206[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -6983,7 +7018,7 @@ static void test_cubind_runtime_logs_dump_to_memory(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSharedObjectSymbolNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_206, 2, "cudaLogsDumpToMemory", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_206, 3, "cudaLogsDumpToMemory", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -8175,6 +8210,7 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_set_params(v
 
 /* How cudaGraphAddMemAllocNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_244[] = {
+    {"12.5", 2, "cudaGraphAddMemAllocNode"},
     {"12.4", 2, "cudaGraphAddMemAllocNode"},
     {"11.8", 2, "cudaGraphAddMemAllocNode"},
 };
@@ -8195,7 +8231,7 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorCdpNotSupported;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_244, 2, "cudaGraphAddMemAllocNode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_244, 3, "cudaGraphAddMemAllocNode", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_4.bytes, 0x5c, sizeof cubind_record_4.bytes);
@@ -8232,6 +8268,7 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
 
 /* How cudaGraphMemAllocNodeGetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_245[] = {
+    {"12.5", 2, "cudaGraphMemAllocNodeGetParams"},
     {"12.4", 2, "cudaGraphMemAllocNodeGetParams"},
     {"11.8", 2, "cudaGraphMemAllocNodeGetParams"},
 };
@@ -8249,7 +8286,7 @@ static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_st
     const cudaError_t cubind_expected = cudaErrorCdpVersionMismatch;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 2, "cudaGraphMemAllocNodeGetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 3, "cudaGraphMemAllocNodeGetParams", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -8577,6 +8614,7 @@ static void test_cubind_runtime_graph_get_root_nodes(void **cubind_state)
 
 /* How cudaGraphGetEdges is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_256[] = {
+    {"12.5", 1, "cudaGraphGetEdges_v2"},
     {"12.4", 1, "cudaGraphGetEdges_v2"},
     {"11.8", 3, "cudaGraphGetEdges"},
 };
@@ -8591,7 +8629,7 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorGraphExecUpdateFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_256, 2, "cudaGraphGetEdges", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_256, 3, "cudaGraphGetEdges", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -8624,6 +8662,7 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
 
 /* How cudaGraphNodeGetDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_257[] = {
+    {"12.5", 1, "cudaGraphNodeGetDependencies_v2"},
     {"12.4", 1, "cudaGraphNodeGetDependencies_v2"},
     {"11.8", 3, "cudaGraphNodeGetDependencies"},
 };
@@ -8637,7 +8676,7 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorExternalDevice;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 2, "cudaGraphNodeGetDependencies", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 3, "cudaGraphNodeGetDependencies", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -8669,6 +8708,7 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
 
 /* How cudaGraphNodeGetDependentNodes is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_258[] = {
+    {"12.5", 1, "cudaGraphNodeGetDependentNodes_v2"},
     {"12.4", 1, "cudaGraphNodeGetDependentNodes_v2"},
     {"11.8", 3, "cudaGraphNodeGetDependentNodes"},
 };
@@ -8682,7 +8722,7 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
     const cudaError_t cubind_expected = cudaErrorInvalidClusterSize;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 2, "cudaGraphNodeGetDependentNodes", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 3, "cudaGraphNodeGetDependentNodes", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -8714,6 +8754,7 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
 
 /* How cudaGraphAddDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_259[] = {
+    {"12.5", 1, "cudaGraphAddDependencies_v2"},
     {"12.4", 1, "cudaGraphAddDependencies_v2"},
     {"11.8", 3, "cudaGraphAddDependencies"},
 };
@@ -8728,7 +8769,7 @@ static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorFunctionNotLoaded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 2, "cudaGraphAddDependencies", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 3, "cudaGraphAddDependencies", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -8761,6 +8802,7 @@ static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
 
 /* How cudaGraphRemoveDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_260[] = {
+    {"12.5", 1, "cudaGraphRemoveDependencies_v2"},
     {"12.4", 1, "cudaGraphRemoveDependencies_v2"},
     {"11.8", 3, "cudaGraphRemoveDependencies"},
 };
@@ -8775,7 +8817,7 @@ static void test_cubind_runtime_graph_remove_dependencies(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidResourceType;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 2, "cudaGraphRemoveDependencies", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 3, "cudaGraphRemoveDependencies", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -9762,6 +9804,7 @@ static void test_cubind_runtime_graph_release_user_object(void **cubind_state)
 
 /* How cudaGraphAddNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_291[] = {
+    {"12.5", 3, "cudaGraphAddNode"},
     {"12.4", 3, "cudaGraphAddNode"},
     {"11.8", 4, ""},
 };
@@ -9777,7 +9820,7 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 2, "cudaGraphAddNode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 3, "cudaGraphAddNode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -9811,6 +9854,7 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
 
 /* How cudaGraphNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_292[] = {
+    {"12.5", 3, "cudaGraphNodeSetParams"},
     {"12.4", 3, "cudaGraphNodeSetParams"},
     {"11.8", 4, ""},
 };
@@ -9822,7 +9866,7 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorCallRequiresNewerDriver;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_292, 2, "cudaGraphNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_292, 3, "cudaGraphNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -9852,6 +9896,7 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
 
 /* How cudaGraphExecNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_293[] = {
+    {"12.5", 3, "cudaGraphExecNodeSetParams"},
     {"12.4", 3, "cudaGraphExecNodeSetParams"},
     {"11.8", 4, ""},
 };
@@ -9864,7 +9909,7 @@ static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidSurface;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 2, "cudaGraphExecNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 3, "cudaGraphExecNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10030,6 +10075,7 @@ static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_
 
 /* How cudaLibraryLoadData is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_297[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -10047,7 +10093,7 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 2, "cudaLibraryLoadData", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 3, "cudaLibraryLoadData", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10083,6 +10129,7 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
 
 /* How cudaLibraryLoadFromFile is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_298[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -10100,7 +10147,7 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_298, 2, "cudaLibraryLoadFromFile", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_298, 3, "cudaLibraryLoadFromFile", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10136,6 +10183,7 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
 
 /* How cudaLibraryUnload is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_299[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -10146,7 +10194,7 @@ static void test_cubind_runtime_library_unload(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 2, "cudaLibraryUnload", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 3, "cudaLibraryUnload", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10175,6 +10223,7 @@ static void test_cubind_runtime_library_unload(void **cubind_state)
 
 /* How cudaLibraryGetKernel is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_300[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -10187,7 +10236,7 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorPriorLaunchFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_300, 2, "cudaLibraryGetKernel", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_300, 3, "cudaLibraryGetKernel", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10218,6 +10267,7 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
 
 /* How cudaLibraryGetGlobal is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_301[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -10231,7 +10281,7 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 2, "cudaLibraryGetGlobal", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 3, "cudaLibraryGetGlobal", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10263,6 +10313,7 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
 
 /* How cudaLibraryGetManaged is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_302[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -10276,7 +10327,7 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedTex;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_302, 2, "cudaLibraryGetManaged", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_302, 3, "cudaLibraryGetManaged", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10308,6 +10359,7 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
 
 /* How cudaLibraryGetUnifiedFunction is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_303[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -10320,7 +10372,7 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 2, "cudaLibraryGetUnifiedFunction", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 3, "cudaLibraryGetUnifiedFunction", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10351,6 +10403,7 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
 
 /* How cudaLibraryGetKernelCount is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_304[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -10362,7 +10415,7 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_304, 2, "cudaLibraryGetKernelCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_304, 3, "cudaLibraryGetKernelCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10392,6 +10445,7 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
 
 /* How cudaLibraryEnumerateKernels is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_305[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -10404,7 +10458,7 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchPendingCountExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 2, "cudaLibraryEnumerateKernels", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 3, "cudaLibraryEnumerateKernels", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10435,6 +10489,7 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
 
 /* How cudaKernelSetAttributeForDevice is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_306[] = {
+    {"12.5", 4, ""},
     {"12.4", 4, ""},
     {"11.8", 4, ""},
 };
@@ -10448,7 +10503,7 @@ static void test_cubind_runtime_kernel_set_attribute_for_device(void **cubind_st
     const cudaError_t cubind_expected = cudaErrorInvalidDeviceFunction;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 2, "cudaKernelSetAttributeForDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 3, "cudaKernelSetAttributeForDevice", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
@@ -10944,6 +10999,8 @@ const size_t cubind_passthrough_runtime_count = 313;
 /* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
 size_t cubind_passthrough_runtime_not_callable(void)
 {
+    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+        return 29;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
         return 30;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)

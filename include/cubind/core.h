@@ -285,7 +285,7 @@ CUBIND_API cubind_error_kind cubind_function_info(const char *name, struct cubin
 /*
  * cubind_require_release - accept `library` only when it is called as CUDA release major.minor or
  * a newer one (a library is called as the newest release the bindings read that is not newer than
- * it: a 12.6 runtime as 12.4). Every release the bindings know is accepted by default.
+ * it: a 12.6 runtime as 12.5). Every release the bindings know is accepted by default.
  * Returns CUBIND_OK (checked when the library loads: an older one then fails to load, with the
  * reason); CUBIND_ERROR_ALREADY_LOADED when it is loaded already from an older release. A load in
  * progress on another thread finishes first and is judged so: after CUBIND_OK the library is never

@@ -198,6 +198,34 @@ def test_the_fetch_plan_lists_every_configured_package() -> None:
     assert releases.plan(fixture, "libraries") == []
 
 
+def test_the_sources_allow_an_expired_release_file_only_where_configured(tmp_path: Path) -> None:
+    """A release with extra_suites and check_valid_until = false (CUDA 12.5 from Debian's experimental,
+    its CCCL from sid): one source line per suite, each with check-valid-until=no; the other release's
+    lines as apt has them. Each line is signed by the release's keyring."""
+    text = CONFIG_PATH.read_text()
+    marker = 'name = "2.0"\nsuite = "fixture"\n'
+    assert marker in text
+    configured = tmp_path / "releases.toml"
+    configured.write_text(text.replace(marker, marker + 'extra_suites = ["fixture-base"]\ncheck_valid_until = false\n', 1))
+    fixture = config.load(configured)
+    newer, older = fixture.release("2.0"), fixture.release("1.0")
+    keyring = "signed-by=/usr/share/keyrings/debian-archive-keyring.gpg"
+    assert releases.sources(newer) == [
+        f"deb [{keyring} check-valid-until=no] http://deb.debian.org/debian fixture non-free",
+        f"deb [{keyring} check-valid-until=no] http://deb.debian.org/debian fixture-base non-free"]
+    assert releases.sources(older) == [f"deb [{keyring}] http://deb.debian.org/debian fixture non-free"]
+    # what tools/fetch-cuda-releases.sh writes into the release's sources.list
+    done = subprocess.run([sys.executable, "-m", "generator.releases", "sources", "1.0"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "no release named '1.0'" in done.stderr  # not a release of the real configuration
+    for release in config.load().releases:
+        done = subprocess.run([sys.executable, "-m", "generator.releases", "sources", release.name], cwd=ROOT,
+                              capture_output=True, text=True, check=True)
+        lines = done.stdout.splitlines()
+        assert [line.split()[-1 - len(release.components)] for line in lines] == list(release.suites)
+        assert all(("check-valid-until=no" in line) == (not release.check_valid_until) for line in lines)
+
+
 def test_compatible_layouts() -> None:
     def record(kind: str, size: int, *fields: tuple[str, int, int, str]) -> dict:
         return {"kind": kind, "size": size, "align": 4,
@@ -216,6 +244,8 @@ def test_compatible_layouts() -> None:
     (("name = \"2.0\"", "name = \"2.x\""), "major.minor"),
     (("units = [\"rel\"]", "units = [\"nope\"]"), "unknown units nope"),
     (("headers = [{ package = \"rel-dev\", version = \"2.0.0-1\" }]", "headers = []"), "names no header package"),
+    (("suite = \"fixture\"", "suite = \"fixture\"\nextra_suites = [\"fixture\"]"), "names suite fixture twice"),
+    (("suite = \"fixture\"", "suite = \"fixture\"\ncheck_valid_until = \"no\""), "check_valid_until is true or false"),
 ])
 def test_a_release_entry_is_checked(tmp_path: Path, change: tuple[str, str], message: str) -> None:
     text = CONFIG_PATH.read_text()

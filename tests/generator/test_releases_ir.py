@@ -73,6 +73,22 @@ def test_the_issues_cases_in_12_4() -> None:
         ("renamed", "__nvJitLinkCreate_12_4", "__nvJitLinkCreate_12_4")
 
 
+def test_the_functions_cuda_12_5_added_are_called_on_its_libraries() -> None:
+    """CUDA 12.5 (Debian experimental's headers, issue 28): what it added, absent from 12.4, is called
+    on a 12.5 library (and so on 12.6 to 12.9, called as 12.5); cuCtxCreate, whose 13.0 form 12.4
+    lacks, is 12.5's cuCtxCreate_v4 itself."""
+    for unit, name in (("runtime", "cudaGetDriverEntryPointByVersion"), ("cublas", "cublasGemmGroupedBatchedEx"),
+                       ("driver", "cuCtxRecordEvent"), ("driver", "cuGreenCtxStreamCreate")):
+        function = next(f for f in IRS[unit]["functions"] if f["name"] == name)
+        assert function["added_in"] == "12.5", name
+        assert (_entry(unit, name, "12.5")["compat"], _entry(unit, name, "12.4")["compat"]) == ("identical", "absent")
+    create = _entry("driver", "cuCtxCreate", "12.5")
+    assert (create["compat"], create["call_symbol"]) == ("identical", "cuCtxCreate_v4")
+    assert _entry("driver", "cuCtxCreate", "12.4")["call_symbol"] is None
+    assert [p.split("=")[0] for p in next(r for r in IRS["runtime"]["releases"] if r["name"] == "12.5")["packages"]] \
+        == ["nvidia-cuda-dev", "libcu++-dev"]
+
+
 def test_the_issues_cases_in_11_8() -> None:
     instantiate = _entry("runtime", "cudaGraphInstantiate", "11.8")
     assert (instantiate["compat"], instantiate["equivalent"], instantiate["call_symbol"]) == ("signature", None, None)
