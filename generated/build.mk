@@ -4,7 +4,7 @@
 # Do not edit: change generator/ or templates/ and regenerate with
 #     make generate
 
-CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml
+CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml nvvm nvfatbin nvjpeg
 CUBIND_SONAME_cublas := libcublas.so.13
 CUBIND_ENV_cublas := CUBIND_CUBLAS_PATH
 # a major newer than every release read: a mock of it is refused (docs/releases.md)
@@ -57,12 +57,20 @@ CUBIND_ENV_cudnn := CUBIND_CUDNN_PATH
 CUBIND_NEXT_SONAME_cudnn := libcudnn.so.10
 CUBIND_SONAME_nvml := libnvidia-ml.so.1
 CUBIND_ENV_nvml := CUBIND_NVML_PATH
+CUBIND_SONAME_nvvm := libnvvm.so.4
+CUBIND_ENV_nvvm := CUBIND_NVVM_PATH
+CUBIND_SONAME_nvfatbin := libnvfatbin.so.13
+CUBIND_ENV_nvfatbin := CUBIND_NVFATBIN_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_nvfatbin := libnvfatbin.so.14
+CUBIND_SONAME_nvjpeg := libnvjpeg.so.13
+CUBIND_ENV_nvjpeg := CUBIND_NVJPEG_PATH
+# a major newer than every release read: a mock of it is refused (docs/releases.md)
+CUBIND_NEXT_SONAME_nvjpeg := libnvjpeg.so.14
 # The libraries cubind locates but does not bind (generator/libraries.toml, [[locate]]): their
 # newest soname, for the tests' fixture trees.
-CUBIND_LOCATE := cupti nvvm nvfatbin cufile cufftw nvblas nppc nppial nppicc nppidei nppif nppig nppim nppist nppisu nppitc npps nvjpeg nvrtc-builtins cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_heuristic cudnn_engines_precompiled cudnn_engines_runtime_compiled cusparseLt cudss cutensor cutensorMg nvshmem_host cublasmp cufftMp mathdx nvpl_fftw
+CUBIND_LOCATE := cupti cufile cufftw nvblas nppc nppial nppicc nppidei nppif nppig nppim nppist nppisu nppitc npps nvrtc-builtins cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_heuristic cudnn_engines_precompiled cudnn_engines_runtime_compiled cusparseLt cudss cutensor cutensorMg nvshmem_host cublasmp cufftMp mathdx nvpl_fftw
 CUBIND_LOCATE_SONAME_cupti := libcupti.so.13
-CUBIND_LOCATE_SONAME_nvvm := libnvvm.so.4
-CUBIND_LOCATE_SONAME_nvfatbin := libnvfatbin.so.13
 CUBIND_LOCATE_SONAME_cufile := libcufile.so.0
 CUBIND_LOCATE_SONAME_cufftw := libcufftw.so.12
 CUBIND_LOCATE_SONAME_nvblas := libnvblas.so.13
@@ -77,7 +85,6 @@ CUBIND_LOCATE_SONAME_nppist := libnppist.so.13
 CUBIND_LOCATE_SONAME_nppisu := libnppisu.so.13
 CUBIND_LOCATE_SONAME_nppitc := libnppitc.so.13
 CUBIND_LOCATE_SONAME_npps := libnpps.so.13
-CUBIND_LOCATE_SONAME_nvjpeg := libnvjpeg.so.13
 CUBIND_LOCATE_SONAME_nvrtc-builtins := libnvrtc-builtins.so.13.0
 CUBIND_LOCATE_SONAME_cudnn_graph := libcudnn_graph.so.9
 CUBIND_LOCATE_SONAME_cudnn_ops := libcudnn_ops.so.9
@@ -111,6 +118,9 @@ CUBIND_RELEASES_nvjitlink := 12_4
 CUBIND_RELEASES_nccl := 
 CUBIND_RELEASES_cudnn := 
 CUBIND_RELEASES_nvml := 
+CUBIND_RELEASES_nvvm := 
+CUBIND_RELEASES_nvfatbin := 
+CUBIND_RELEASES_nvjpeg := 
 # The soname of a library in each release read (CUBIND_CUDA_RELEASE and CUBIND_RELEASES): the
 # configured soname whose number is that release's major version of the library (libcublas.so.12 for
 # CUDA 12.4), its mocks' DT_SONAME; empty where the library has no data of that release, or its
@@ -157,10 +167,19 @@ CUBIND_RELEASE_SONAME_cudnn_11_8 :=
 CUBIND_RELEASE_SONAME_nvml_13_0 :=
 CUBIND_RELEASE_SONAME_nvml_12_4 :=
 CUBIND_RELEASE_SONAME_nvml_11_8 :=
+CUBIND_RELEASE_SONAME_nvvm_13_0 :=
+CUBIND_RELEASE_SONAME_nvvm_12_4 :=
+CUBIND_RELEASE_SONAME_nvvm_11_8 :=
+CUBIND_RELEASE_SONAME_nvfatbin_13_0 :=
+CUBIND_RELEASE_SONAME_nvfatbin_12_4 :=
+CUBIND_RELEASE_SONAME_nvfatbin_11_8 :=
+CUBIND_RELEASE_SONAME_nvjpeg_13_0 :=
+CUBIND_RELEASE_SONAME_nvjpeg_12_4 :=
+CUBIND_RELEASE_SONAME_nvjpeg_11_8 :=
 CUBIND_RELEASES := 12_4 11_8
 # Releases whose include dir (in the releases cache) holds the headers of a unit the toolkit lacks
 # (generator/libraries.toml: headers_release; NVML's nvml.h): the tests that compile NVIDIA's headers
 # search them after the toolkit's (-idirafter), so the toolkit's own headers still win.
 CUBIND_HEADER_RELEASES := 12.4
 # The module headers (cubind/<module>.h), each of which a program may include alone.
-CUBIND_MODULES := cublas cublasXt cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml
+CUBIND_MODULES := cublas cublasXt cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml nvvm nvfatbin nvjpeg

@@ -135,6 +135,8 @@ typedef struct cubind__library_desc {
     int status_success;
     int status_missing_library;
     int status_missing_symbol;
+    char root_dirs[CUBIND__ROOT_DIRS_MAX][CUBIND__ROOT_DIR_SIZE]; /* of a CUDA root, besides lib64, ... ("nvvm/lib64") */
+    size_t root_dir_count;
 } cubind__library_desc;
 
 extern const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT];

@@ -261,6 +261,55 @@ static int nvml_version_init(void *handle, cubind__fnptr symbol, int version[3],
     return failed;
 }
 
+/* libnvvm: nvvmVersion, kind "major-minor" */
+static int nvvm_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef nvvmResult (*query_fn)(int *major, int *minor);
+    query_fn query = (query_fn)symbol;
+    int major = 0, minor = 0;
+    nvvmResult result = query(&major, &minor);
+    if (result != NVVM_SUCCESS) {
+        *status = (int)result;
+        return -1;
+    }
+    version[0] = (int)major;
+    version[1] = (int)minor;
+    return 0;
+}
+
+/* libnvfatbin: nvFatbinVersion, kind "major-minor" */
+static int nvfatbin_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef nvFatbinResult (*query_fn)(unsigned int *major, unsigned int *minor);
+    query_fn query = (query_fn)symbol;
+    unsigned int major = 0, minor = 0;
+    nvFatbinResult result = query(&major, &minor);
+    if (result != NVFATBIN_SUCCESS) {
+        *status = (int)result;
+        return -1;
+    }
+    version[0] = (int)major;
+    version[1] = (int)minor;
+    return 0;
+}
+
+/* libnvjpeg: nvjpegGetProperty, kind "property" */
+static int nvjpeg_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef nvjpegStatus_t (*query_fn)(libraryPropertyType type, int *value);
+    query_fn query = (query_fn)symbol;
+    static const libraryPropertyType properties[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
+    int i;
+    for (i = 0; i < 3; ++i) {
+        nvjpegStatus_t result = query(properties[i], &version[i]);
+        if (result != NVJPEG_STATUS_SUCCESS) {
+            *status = (int)result;
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int cubind__version_query(cubind_library library, void *handle, cubind__fnptr query, int version[3], int *status,
                           cubind__fnptr *held_fini)
 {
@@ -294,6 +343,12 @@ int cubind__version_query(cubind_library library, void *handle, cubind__fnptr qu
         return cudnn_version(query, version, status);
     case CUBIND_LIB_NVML:
         return nvml_version_init(handle, query, version, status, held_fini);
+    case CUBIND_LIB_NVVM:
+        return nvvm_version(query, version, status);
+    case CUBIND_LIB_NVFATBIN:
+        return nvfatbin_version(query, version, status);
+    case CUBIND_LIB_NVJPEG:
+        return nvjpeg_version(query, version, status);
     default:
         return -1;
     }
@@ -355,6 +410,18 @@ extern const struct cubind__nvml_symbols cubind__nvml_symbols;
 extern cubind__slot cubind__nvml_slots[];
 extern cubind__offset cubind__nvml_offsets[];
 
+extern const struct cubind__nvvm_symbols cubind__nvvm_symbols;
+extern cubind__slot cubind__nvvm_slots[];
+extern cubind__offset cubind__nvvm_offsets[];
+
+extern const struct cubind__nvfatbin_symbols cubind__nvfatbin_symbols;
+extern cubind__slot cubind__nvfatbin_slots[];
+extern cubind__offset cubind__nvfatbin_offsets[];
+
+extern const struct cubind__nvjpeg_symbols cubind__nvjpeg_symbols;
+extern cubind__slot cubind__nvjpeg_slots[];
+extern cubind__offset cubind__nvjpeg_offsets[];
+
 /* A switch, not an array of pointers: nothing to relocate at start-up. Each table starts with
  * its header (cubind__symbol_table). */
 const cubind__symbol_table *cubind__symbols(cubind_library library)
@@ -388,6 +455,12 @@ const cubind__symbol_table *cubind__symbols(cubind_library library)
         return (const cubind__symbol_table *)&cubind__cudnn_symbols;
     case CUBIND_LIB_NVML:
         return (const cubind__symbol_table *)&cubind__nvml_symbols;
+    case CUBIND_LIB_NVVM:
+        return (const cubind__symbol_table *)&cubind__nvvm_symbols;
+    case CUBIND_LIB_NVFATBIN:
+        return (const cubind__symbol_table *)&cubind__nvfatbin_symbols;
+    case CUBIND_LIB_NVJPEG:
+        return (const cubind__symbol_table *)&cubind__nvjpeg_symbols;
     default:
         return NULL;
     }
@@ -470,6 +543,21 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
             return cubind__status_error((const cubind__symbol_table *)&cubind__nvml_symbols, index,
                                         status);
         break;
+    case CUBIND_LIB_NVVM:
+        if (index < 13)
+            return cubind__status_error((const cubind__symbol_table *)&cubind__nvvm_symbols, index,
+                                        status);
+        break;
+    case CUBIND_LIB_NVFATBIN:
+        if (index < 9)
+            return cubind__status_error((const cubind__symbol_table *)&cubind__nvfatbin_symbols, index,
+                                        status);
+        break;
+    case CUBIND_LIB_NVJPEG:
+        if (index < 78)
+            return cubind__status_error((const cubind__symbol_table *)&cubind__nvjpeg_symbols, index,
+                                        status);
+        break;
     default:
         break;
     }
@@ -504,6 +592,12 @@ extern const struct cubind__cudnn_releases cubind__cudnn_releases;
 cubind__fnptr cubind__cudnn_adapter(unsigned index, cubind__slot **target);
 extern const struct cubind__nvml_releases cubind__nvml_releases;
 cubind__fnptr cubind__nvml_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__nvvm_releases cubind__nvvm_releases;
+cubind__fnptr cubind__nvvm_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__nvfatbin_releases cubind__nvfatbin_releases;
+cubind__fnptr cubind__nvfatbin_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__nvjpeg_releases cubind__nvjpeg_releases;
+cubind__fnptr cubind__nvjpeg_adapter(unsigned index, cubind__slot **target);
 
 const cubind__release_table *cubind__release_table_of(cubind_library library)
 {
@@ -536,6 +630,12 @@ const cubind__release_table *cubind__release_table_of(cubind_library library)
         return (const cubind__release_table *)&cubind__cudnn_releases;
     case CUBIND_LIB_NVML:
         return (const cubind__release_table *)&cubind__nvml_releases;
+    case CUBIND_LIB_NVVM:
+        return (const cubind__release_table *)&cubind__nvvm_releases;
+    case CUBIND_LIB_NVFATBIN:
+        return (const cubind__release_table *)&cubind__nvfatbin_releases;
+    case CUBIND_LIB_NVJPEG:
+        return (const cubind__release_table *)&cubind__nvjpeg_releases;
     default:
         return NULL;
     }
@@ -572,6 +672,12 @@ cubind__fnptr cubind__adapter(cubind_library library, unsigned index, cubind__sl
         return cubind__cudnn_adapter(index, target);
     case CUBIND_LIB_NVML:
         return cubind__nvml_adapter(index, target);
+    case CUBIND_LIB_NVVM:
+        return cubind__nvvm_adapter(index, target);
+    case CUBIND_LIB_NVFATBIN:
+        return cubind__nvfatbin_adapter(index, target);
+    case CUBIND_LIB_NVJPEG:
+        return cubind__nvjpeg_adapter(index, target);
     default:
         *target = NULL;
         return NULL;
@@ -609,6 +715,12 @@ cubind__slot *cubind__slots(cubind_library library)
         return cubind__cudnn_slots;
     case CUBIND_LIB_NVML:
         return cubind__nvml_slots;
+    case CUBIND_LIB_NVVM:
+        return cubind__nvvm_slots;
+    case CUBIND_LIB_NVFATBIN:
+        return cubind__nvfatbin_slots;
+    case CUBIND_LIB_NVJPEG:
+        return cubind__nvjpeg_slots;
     default:
         return NULL;
     }
@@ -645,6 +757,12 @@ cubind__offset *cubind__offsets(cubind_library library)
         return cubind__cudnn_offsets;
     case CUBIND_LIB_NVML:
         return cubind__nvml_offsets;
+    case CUBIND_LIB_NVVM:
+        return cubind__nvvm_offsets;
+    case CUBIND_LIB_NVFATBIN:
+        return cubind__nvfatbin_offsets;
+    case CUBIND_LIB_NVJPEG:
+        return cubind__nvjpeg_offsets;
     default:
         return NULL;
     }
@@ -707,6 +825,19 @@ _Static_assert(sizeof "nvml" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVML_PATH" <
                sizeof "nvmlInit_v2" <= CUBIND__QUERY_NAME_SIZE &&
                2 <= CUBIND__REFUSED_MAX && sizeof "the link-time stub of NVML (lib64/stubs), or a libnvidia-ml whose driver is not loaded" <= CUBIND__REASON_SIZE && sizeof "the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml" <= CUBIND__REASON_SIZE,
                "libnvml: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "nvvm" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVVM_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               1 <= CUBIND__SONAMES_MAX && sizeof "libnvvm.so.4" <= CUBIND__SONAME_SIZE &&
+               sizeof "nvvmVersion" <= CUBIND__QUERY_NAME_SIZE &&
+               1 <= CUBIND__ROOT_DIRS_MAX && sizeof "nvvm/lib64" <= CUBIND__ROOT_DIR_SIZE,
+               "libnvvm: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "nvfatbin" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVFATBIN_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               2 <= CUBIND__SONAMES_MAX && sizeof "libnvfatbin.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvfatbin.so.12" <= CUBIND__SONAME_SIZE &&
+               sizeof "nvFatbinVersion" <= CUBIND__QUERY_NAME_SIZE,
+               "libnvfatbin: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "nvjpeg" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVJPEG_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               3 <= CUBIND__SONAMES_MAX && sizeof "libnvjpeg.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvjpeg.so.12" <= CUBIND__SONAME_SIZE && sizeof "libnvjpeg.so.11" <= CUBIND__SONAME_SIZE &&
+               sizeof "nvjpegGetProperty" <= CUBIND__QUERY_NAME_SIZE,
+               "libnvjpeg: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 
 _Static_assert(CUBIND_LIBRARY_COUNT <= 64, "cubind__library_desc.coupled holds a bit per library");
 
@@ -941,6 +1072,56 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .status_success = NVML_SUCCESS,
         .status_missing_library = NVML_ERROR_LIBRARY_NOT_FOUND,
         .status_missing_symbol = NVML_ERROR_FUNCTION_NOT_FOUND,
+    },
+    {
+        .library = CUBIND_LIB_NVVM,
+        .name = "nvvm",
+        .file = "libnvvm",
+        .env_var = "CUBIND_NVVM_PATH",
+        .sonames = {"libnvvm.so.4"},
+        .soname_count = 1,
+        .version_query_name = "nvvmVersion",
+        .coupled = 0,
+        .serves_every_release = 0,
+        .soname_versioned = 0,
+        .abi_version = 13000,
+        .status_success = NVVM_SUCCESS,
+        .status_missing_library = NVVM_ERROR_PROGRAM_CREATION_FAILURE,
+        .status_missing_symbol = NVVM_ERROR_IR_VERSION_MISMATCH,
+        .root_dirs = {"nvvm/lib64"},
+        .root_dir_count = 1,
+    },
+    {
+        .library = CUBIND_LIB_NVFATBIN,
+        .name = "nvfatbin",
+        .file = "libnvfatbin",
+        .env_var = "CUBIND_NVFATBIN_PATH",
+        .sonames = {"libnvfatbin.so.13", "libnvfatbin.so.12"},
+        .soname_count = 2,
+        .version_query_name = "nvFatbinVersion",
+        .coupled = 0,
+        .serves_every_release = 0,
+        .soname_versioned = 1,
+        .abi_version = 13000,
+        .status_success = NVFATBIN_SUCCESS,
+        .status_missing_library = NVFATBIN_ERROR_INTERNAL,
+        .status_missing_symbol = NVFATBIN_ERROR_INTERNAL,
+    },
+    {
+        .library = CUBIND_LIB_NVJPEG,
+        .name = "nvjpeg",
+        .file = "libnvjpeg",
+        .env_var = "CUBIND_NVJPEG_PATH",
+        .sonames = {"libnvjpeg.so.13", "libnvjpeg.so.12", "libnvjpeg.so.11"},
+        .soname_count = 3,
+        .version_query_name = "nvjpegGetProperty",
+        .coupled = 0,
+        .serves_every_release = 0,
+        .soname_versioned = 1,
+        .abi_version = 13000,
+        .status_success = NVJPEG_STATUS_SUCCESS,
+        .status_missing_library = NVJPEG_STATUS_NOT_INITIALIZED,
+        .status_missing_symbol = NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED,
     },
 };
 

@@ -35,21 +35,17 @@ _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 1 <= CUBIND__WHEEL_DIRS_MAX &&
                "libcudnn: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
 _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 0 <= CUBIND__WHEEL_DIRS_MAX,
                "libnvml: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_nvcc/nvvm/lib64" <= CUBIND__WHEEL_DIR_SIZE,
+               "libnvvm: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+_Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/nvfatbin/lib" <= CUBIND__WHEEL_DIR_SIZE,
+               "libnvfatbin: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+_Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/nvjpeg/lib" <= CUBIND__WHEEL_DIR_SIZE,
+               "libnvjpeg: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
 _Static_assert(sizeof "cupti" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcupti.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libcupti.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libcupti.so.11.8" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_cupti/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                1 <= CUBIND__ROOT_DIRS_MAX && sizeof "extras/CUPTI/lib64" <= CUBIND__ROOT_DIR_SIZE &&
                0 <= CUBIND__CUDA_MAP_MAX && sizeof "cuptiGetVersion" <= CUBIND__QUERY_NAME_SIZE,
                "cupti: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(sizeof "nvvm" <= CUBIND__LOCATE_NAME_SIZE && 2 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnvvm.so.4" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvvm.so.3" <= CUBIND__LOCATE_SONAME_SIZE &&
-               2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_nvcc/nvvm/lib64" <= CUBIND__WHEEL_DIR_SIZE &&
-               1 <= CUBIND__ROOT_DIRS_MAX && sizeof "nvvm/lib64" <= CUBIND__ROOT_DIR_SIZE &&
-               0 <= CUBIND__CUDA_MAP_MAX && sizeof "nvvmVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "nvvm: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(sizeof "nvfatbin" <= CUBIND__LOCATE_NAME_SIZE && 2 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnvfatbin.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvfatbin.so.12" <= CUBIND__LOCATE_SONAME_SIZE &&
-               2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/nvfatbin/lib" <= CUBIND__WHEEL_DIR_SIZE &&
-               0 <= CUBIND__ROOT_DIRS_MAX &&
-               0 <= CUBIND__CUDA_MAP_MAX && sizeof "nvFatbinVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "nvfatbin: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
 _Static_assert(sizeof "cufile" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcufile.so.0" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cufile/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
@@ -120,11 +116,6 @@ _Static_assert(sizeof "npps" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
                "npps: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(sizeof "nvjpeg" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnvjpeg.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvjpeg.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvjpeg.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
-               2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/nvjpeg/lib" <= CUBIND__WHEEL_DIR_SIZE &&
-               0 <= CUBIND__ROOT_DIRS_MAX &&
-               0 <= CUBIND__CUDA_MAP_MAX && sizeof "nvjpegGetProperty" <= CUBIND__QUERY_NAME_SIZE,
-               "nvjpeg: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
 _Static_assert(sizeof "nvrtc-builtins" <= CUBIND__LOCATE_NAME_SIZE && 6 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnvrtc-builtins.so.13.0" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvrtc-builtins.so.12.9" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvrtc-builtins.so.12.8" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvrtc-builtins.so.12.6" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvrtc-builtins.so.12.4" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvrtc-builtins.so.11.8" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_nvrtc/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
@@ -372,6 +363,41 @@ const cubind__locatable cubind__locatables[] = {
         .encoding_count = 2,
     },
     {
+        .name = "nvvm",
+        .stem = "libnvvm",
+        .library = CUBIND_LIB_NVVM,
+        .sonames = {"libnvvm.so.4"},
+        .soname_count = 1,
+        .wheel_dirs = {"nvidia/cu13/lib", "nvidia/cuda_nvcc/nvvm/lib64"},
+        .wheel_dir_count = 2,
+        .root_dirs = {"nvvm/lib64"},
+        .root_dir_count = 1,
+        .version_kind = CUBIND__VERSION_MAJOR_MINOR,
+        .version_function = "nvvmVersion",
+    },
+    {
+        .name = "nvfatbin",
+        .stem = "libnvfatbin",
+        .library = CUBIND_LIB_NVFATBIN,
+        .sonames = {"libnvfatbin.so.13", "libnvfatbin.so.12"},
+        .soname_count = 2,
+        .wheel_dirs = {"nvidia/cu13/lib", "nvidia/nvfatbin/lib"},
+        .wheel_dir_count = 2,
+        .version_kind = CUBIND__VERSION_MAJOR_MINOR,
+        .version_function = "nvFatbinVersion",
+    },
+    {
+        .name = "nvjpeg",
+        .stem = "libnvjpeg",
+        .library = CUBIND_LIB_NVJPEG,
+        .sonames = {"libnvjpeg.so.13", "libnvjpeg.so.12", "libnvjpeg.so.11"},
+        .soname_count = 3,
+        .wheel_dirs = {"nvidia/cu13/lib", "nvidia/nvjpeg/lib"},
+        .wheel_dir_count = 2,
+        .version_kind = CUBIND__VERSION_PROPERTY,
+        .version_function = "nvjpegGetProperty",
+    },
+    {
         .name = "cupti",
         .stem = "libcupti",
         .library = -1,
@@ -385,31 +411,6 @@ const cubind__locatable cubind__locatables[] = {
         .version_function = "cuptiGetVersion",
         .encoding = {10000, 100, 1},
         .encoding_count = 3,
-        .cuda_from_major = 1,
-    },
-    {
-        .name = "nvvm",
-        .stem = "libnvvm",
-        .library = -1,
-        .sonames = {"libnvvm.so.4", "libnvvm.so.3"},
-        .soname_count = 2,
-        .wheel_dirs = {"nvidia/cu13/lib", "nvidia/cuda_nvcc/nvvm/lib64"},
-        .wheel_dir_count = 2,
-        .root_dirs = {"nvvm/lib64"},
-        .root_dir_count = 1,
-        .version_kind = CUBIND__VERSION_MAJOR_MINOR,
-        .version_function = "nvvmVersion",
-    },
-    {
-        .name = "nvfatbin",
-        .stem = "libnvfatbin",
-        .library = -1,
-        .sonames = {"libnvfatbin.so.13", "libnvfatbin.so.12"},
-        .soname_count = 2,
-        .wheel_dirs = {"nvidia/cu13/lib", "nvidia/nvfatbin/lib"},
-        .wheel_dir_count = 2,
-        .version_kind = CUBIND__VERSION_MAJOR_MINOR,
-        .version_function = "nvFatbinVersion",
         .cuda_from_major = 1,
     },
     {
@@ -564,18 +565,6 @@ const cubind__locatable cubind__locatables[] = {
         .wheel_dirs = {"nvidia/cu13/lib", "nvidia/npp/lib"},
         .wheel_dir_count = 2,
         .version_kind = CUBIND__VERSION_FILE_NAME,
-        .cuda_from_major = 1,
-    },
-    {
-        .name = "nvjpeg",
-        .stem = "libnvjpeg",
-        .library = -1,
-        .sonames = {"libnvjpeg.so.13", "libnvjpeg.so.12", "libnvjpeg.so.11"},
-        .soname_count = 3,
-        .wheel_dirs = {"nvidia/cu13/lib", "nvidia/nvjpeg/lib"},
-        .wheel_dir_count = 2,
-        .version_kind = CUBIND__VERSION_PROPERTY,
-        .version_function = "nvjpegGetProperty",
         .cuda_from_major = 1,
     },
     {

@@ -310,6 +310,61 @@ static int nvml_missing_call(void)
 static const int nvml_no_gpu[] = { NVML_ERROR_UNINITIALIZED, NVML_ERROR_DRIVER_NOT_LOADED, NVML_ERROR_GPU_IS_LOST, NVML_ERROR_LIB_RM_VERSION_MISMATCH };
 static const char *const nvml_no_gpu_names[] = { "NVML_ERROR_UNINITIALIZED", "NVML_ERROR_DRIVER_NOT_LOADED", "NVML_ERROR_GPU_IS_LOST", "NVML_ERROR_LIB_RM_VERSION_MISMATCH" };
 
+/* libnvvm */
+static const char *const nvvm_sonames[] = { "libnvvm.so.4" };
+
+static int nvvm_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvvm_ir_version((int *)(void *)scratch, (int *)(void *)scratch, (int *)(void *)scratch, (int *)(void *)scratch);
+}
+
+static int nvvm_missing_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvvm_create_program((nvvmProgram *)(void *)scratch);
+}
+
+/* libnvfatbin */
+static const char *const nvfatbin_sonames[] = { "libnvfatbin.so.13", "libnvfatbin.so.12" };
+
+static int nvfatbin_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvfatbin_create((nvFatbinHandle *)(void *)scratch, (const char **)(void *)scratch, (size_t)0);
+}
+
+static int nvfatbin_missing_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvfatbin_create((nvFatbinHandle *)(void *)scratch, (const char **)(void *)scratch, (size_t)0);
+}
+
+/* libnvjpeg */
+static const char *const nvjpeg_sonames[] = { "libnvjpeg.so.13", "libnvjpeg.so.12", "libnvjpeg.so.11" };
+
+static int nvjpeg_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvjpeg_get_cudart_property((libraryPropertyType)0, (int *)(void *)scratch);
+}
+
+static int nvjpeg_missing_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvjpeg_get_cudart_property((libraryPropertyType)0, (int *)(void *)scratch);
+}
+
+/* The statuses of libnvjpeg that can mean "no usable GPU" (generator/libraries.toml `no_gpu`). */
+static const int nvjpeg_no_gpu[] = { NVJPEG_STATUS_EXECUTION_FAILED };
+static const char *const nvjpeg_no_gpu_names[] = { "NVJPEG_STATUS_EXECUTION_FAILED" };
+
 const struct cubind_test_library cubind_test_libraries[] = {
     {
         CUBIND_LIB_CUBLAS, "cublas", "CUBIND_CUBLAS_PATH", cublas_sonames, 3,
@@ -521,6 +576,51 @@ NULL,
         nvml_no_gpu, nvml_no_gpu_names, 4,
         NVML_ERROR_INVALID_ARGUMENT, "NVML_ERROR_INVALID_ARGUMENT",
     },
+    {
+        CUBIND_LIB_NVVM, "nvvm", "CUBIND_NVVM_PATH", nvvm_sonames, 1,
+        NVVM_ERROR_PROGRAM_CREATION_FAILURE, "NVVM_ERROR_PROGRAM_CREATION_FAILURE",
+        NVVM_ERROR_IR_VERSION_MISMATCH, "NVVM_ERROR_IR_VERSION_MISMATCH",
+        "major-minor", 2, 1,
+        nvvm_first_call, "nvvmIRVersion",
+        nvvm_missing_call, "nvvmCreateProgram", "nvvmCreateProgram",
+        "13.0", 0, 0,
+        NULL, NULL, 0,
+        NVVM_ERROR_OUT_OF_MEMORY, "NVVM_ERROR_OUT_OF_MEMORY",
+        0,
+"nvidia/cu13/lib",
+        NULL, NULL, 0,
+        NVVM_ERROR_OUT_OF_MEMORY, "NVVM_ERROR_OUT_OF_MEMORY",
+    },
+    {
+        CUBIND_LIB_NVFATBIN, "nvfatbin", "CUBIND_NVFATBIN_PATH", nvfatbin_sonames, 2,
+        NVFATBIN_ERROR_INTERNAL, "NVFATBIN_ERROR_INTERNAL",
+        NVFATBIN_ERROR_INTERNAL, "NVFATBIN_ERROR_INTERNAL",
+        "major-minor", 2, 1,
+        nvfatbin_first_call, "nvFatbinCreate",
+        nvfatbin_missing_call, "nvFatbinCreate", "nvFatbinCreate",
+        "12.4", 0, 1,
+        NULL, NULL, 0,
+        NVFATBIN_ERROR_INTERNAL, "NVFATBIN_ERROR_INTERNAL",
+        0,
+"nvidia/cu13/lib",
+        NULL, NULL, 0,
+        NVFATBIN_ERROR_INTERNAL, "NVFATBIN_ERROR_INTERNAL",
+    },
+    {
+        CUBIND_LIB_NVJPEG, "nvjpeg", "CUBIND_NVJPEG_PATH", nvjpeg_sonames, 3,
+        NVJPEG_STATUS_NOT_INITIALIZED, "NVJPEG_STATUS_NOT_INITIALIZED",
+        NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED, "NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED",
+        "property", 3, 3,
+        nvjpeg_first_call, "nvjpegGetCudartProperty",
+        nvjpeg_missing_call, "nvjpegGetCudartProperty", "nvjpegGetCudartProperty",
+        "12.3.1", 0, 1,
+        NULL, NULL, 0,
+        NVJPEG_STATUS_NOT_INITIALIZED, "NVJPEG_STATUS_NOT_INITIALIZED",
+        0,
+"nvidia/cu13/lib",
+        nvjpeg_no_gpu, nvjpeg_no_gpu_names, 1,
+        NVJPEG_STATUS_NOT_INITIALIZED, "NVJPEG_STATUS_NOT_INITIALIZED",
+    },
 };
 
-const size_t cubind_test_library_count = 14;
+const size_t cubind_test_library_count = 17;
