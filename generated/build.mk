@@ -59,11 +59,11 @@ CUBIND_SONAME_nvml := libnvidia-ml.so.1
 CUBIND_ENV_nvml := CUBIND_NVML_PATH
 CUBIND_SONAME_nvvm := libnvvm.so.4
 CUBIND_ENV_nvvm := CUBIND_NVVM_PATH
-CUBIND_SONAME_nvfatbin := libnvfatbin.so.13
+CUBIND_SONAME_nvfatbin := libnvfatbin.so.12
 CUBIND_ENV_nvfatbin := CUBIND_NVFATBIN_PATH
 # a major newer than every release read: a mock of it is refused (docs/releases.md)
 CUBIND_NEXT_SONAME_nvfatbin := libnvfatbin.so.14
-CUBIND_SONAME_nvjpeg := libnvjpeg.so.13
+CUBIND_SONAME_nvjpeg := libnvjpeg.so.12
 CUBIND_ENV_nvjpeg := CUBIND_NVJPEG_PATH
 # a major newer than every release read: a mock of it is refused (docs/releases.md)
 CUBIND_NEXT_SONAME_nvjpeg := libnvjpeg.so.14

@@ -96,11 +96,17 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
             older.append(compat.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir))
         ir = parsed[_Task(unit)]
         ir["cuda_version"] = cuda_version
-        # a header without its own version macros is of the release it was read from (nvFatbin.h: 12.4)
-        ir["header_version"] = ir["header_version"] or (
-            macros.version_text(parsed[_Task(None, config.release(unit.headers_release))])
-            if unit.headers_release is not None else cuda_version)
-        irs.append(compat.attach(compat.ReleaseIR(cuda_version, cuda_number, (), ir), older))
+        if unit.headers_release is None:
+            ir["header_version"] = ir["header_version"] or cuda_version
+            irs.append(compat.attach(compat.ReleaseIR(cuda_version, cuda_number, (), ir), older))
+            continue
+        # headers the toolkit lacks, read from an older release (nvjpeg.h: 12.4's): the unit's newest
+        # release is that one, and a header without version macros is of it (nvFatbin.h: 12.4)
+        release = config.release(unit.headers_release)
+        number = parsed[_Task(None, release)]
+        ir["header_version"] = ir["header_version"] or macros.version_text(number)
+        irs.append(compat.attach(compat.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir),
+                                 older))
     built = model.build(config, irs)
     if libraries:
         built = subset.select(built, libraries)

@@ -147,7 +147,9 @@ static void test_nvjpeg_version_and_handle(void **state)
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_STATUS);
     assert_string_equal(cubind_last_error()->function, "nvjpegCreateSimple");
     assert_string_equal(cubind_last_error()->status_name, "NVJPEG_STATUS_EXECUTION_FAILED");
-    assert_non_null(strstr(cubind_last_error()->message, "GPU"));
+    /* "... (6): no CUDA driver: libcuda not found; tried: ..." here; "no GPU ..." beside a driver */
+    assert_true(strstr(cubind_last_error()->message, "no CUDA driver") != NULL ||
+                strstr(cubind_last_error()->message, "GPU") != NULL);
 }
 
 int main(void)

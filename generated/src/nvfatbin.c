@@ -514,7 +514,7 @@ const struct cubind__nvfatbin_releases {
      offsetof(struct cubind__nvfatbin_releases, firsts), offsetof(struct cubind__nvfatbin_releases, entries),
      offsetof(struct cubind__nvfatbin_releases, history), offsetof(struct cubind__nvfatbin_releases, strings)},
     {
-        {"13.0", {12, 4, 0}, {-1, -1, -1}},
+        {"12.4", {12, 4, 0}, {-1, -1, -1}},
     },
     {0, 0},
     {

@@ -3557,7 +3557,7 @@ const struct cubind__nvjpeg_releases {
      offsetof(struct cubind__nvjpeg_releases, firsts), offsetof(struct cubind__nvjpeg_releases, entries),
      offsetof(struct cubind__nvjpeg_releases, history), offsetof(struct cubind__nvjpeg_releases, strings)},
     {
-        {"13.0", {12, 3, 1}, {-1, -1, -1}},
+        {"12.4", {12, 3, 1}, {-1, -1, -1}},
     },
     {0, 0},
     {
