@@ -380,6 +380,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cublas_no_gpu, cublas_no_gpu_names, 1,
         CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED",
+        "libcublas.so.13",
     },
     {
         CUBIND_LIB_CUBLASLT, "cublasLt", "CUBIND_CUBLASLT_PATH", cublasLt_sonames, 3,
@@ -395,6 +396,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cublasLt_no_gpu, cublasLt_no_gpu_names, 1,
         CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED",
+        "libcublasLt.so.13",
     },
     {
         CUBIND_LIB_CUFFT, "cufft", "CUBIND_CUFFT_PATH", cufft_sonames, 3,
@@ -410,6 +412,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cufft_no_gpu, cufft_no_gpu_names, 2,
         CUFFT_INVALID_PLAN, "CUFFT_INVALID_PLAN",
+        "libcufft.so.12",
     },
     {
         CUBIND_LIB_CURAND, "curand", "CUBIND_CURAND_PATH", curand_sonames, 1,
@@ -425,6 +428,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         curand_no_gpu, curand_no_gpu_names, 1,
         CURAND_STATUS_VERSION_MISMATCH, "CURAND_STATUS_VERSION_MISMATCH",
+        "libcurand.so.10",
     },
     {
         CUBIND_LIB_CUSOLVER, "cusolver", "CUBIND_CUSOLVER_PATH", cusolver_sonames, 2,
@@ -440,6 +444,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cusolver_no_gpu, cusolver_no_gpu_names, 1,
         CUSOLVER_STATUS_ALLOC_FAILED, "CUSOLVER_STATUS_ALLOC_FAILED",
+        "libcusolver.so.12",
     },
     {
         CUBIND_LIB_CUSOLVERMG, "cusolverMg", "CUBIND_CUSOLVERMG_PATH", cusolverMg_sonames, 2,
@@ -455,6 +460,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cusolverMg_no_gpu, cusolverMg_no_gpu_names, 1,
         CUSOLVER_STATUS_ALLOC_FAILED, "CUSOLVER_STATUS_ALLOC_FAILED",
+        "libcusolverMg.so.12",
     },
     {
         CUBIND_LIB_CUSPARSE, "cusparse", "CUBIND_CUSPARSE_PATH", cusparse_sonames, 2,
@@ -470,6 +476,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cusparse_no_gpu, cusparse_no_gpu_names, 1,
         CUSPARSE_STATUS_ALLOC_FAILED, "CUSPARSE_STATUS_ALLOC_FAILED",
+        "libcusparse.so.12",
     },
     {
         CUBIND_LIB_RUNTIME, "runtime", "CUBIND_RUNTIME_PATH", runtime_sonames, 3,
@@ -485,6 +492,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         runtime_no_gpu, runtime_no_gpu_names, 8,
         cudaErrorInvalidValue, "cudaErrorInvalidValue",
+        "libcudart.so.13",
     },
     {
         CUBIND_LIB_DRIVER, "driver", "CUBIND_DRIVER_PATH", driver_sonames, 1,
@@ -500,6 +508,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 NULL,
         driver_no_gpu, driver_no_gpu_names, 7,
         CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+        "libcuda.so.1",
     },
     {
         CUBIND_LIB_NVRTC, "nvrtc", "CUBIND_NVRTC_PATH", nvrtc_sonames, 3,
@@ -515,6 +524,7 @@ NULL,
 "nvidia/cu13/lib",
         NULL, NULL, 0,
         NVRTC_ERROR_OUT_OF_MEMORY, "NVRTC_ERROR_OUT_OF_MEMORY",
+        "libnvrtc.so.13",
     },
     {
         CUBIND_LIB_NVJITLINK, "nvjitlink", "CUBIND_NVJITLINK_PATH", nvjitlink_sonames, 2,
@@ -530,6 +540,7 @@ NULL,
 "nvidia/cu13/lib",
         NULL, NULL, 0,
         NVJITLINK_ERROR_UNRECOGNIZED_OPTION, "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
+        "libnvJitLink.so.13",
     },
     {
         CUBIND_LIB_NCCL, "nccl", "CUBIND_NCCL_PATH", nccl_sonames, 1,
@@ -545,6 +556,7 @@ NULL,
 "nvidia/nccl/lib",
         nccl_no_gpu, nccl_no_gpu_names, 1,
         ncclSystemError, "ncclSystemError",
+        "libnccl.so.2",
     },
     {
         CUBIND_LIB_CUDNN, "cudnn", "CUBIND_CUDNN_PATH", cudnn_sonames, 1,
@@ -560,6 +572,7 @@ NULL,
 "nvidia/cudnn/lib",
         cudnn_no_gpu, cudnn_no_gpu_names, 2,
         CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH, "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
+        "libcudnn.so.9",
     },
     {
         CUBIND_LIB_NVML, "nvml", "CUBIND_NVML_PATH", nvml_sonames, 1,
@@ -575,6 +588,7 @@ NULL,
 NULL,
         nvml_no_gpu, nvml_no_gpu_names, 4,
         NVML_ERROR_INVALID_ARGUMENT, "NVML_ERROR_INVALID_ARGUMENT",
+        "libnvidia-ml.so.1",
     },
     {
         CUBIND_LIB_NVVM, "nvvm", "CUBIND_NVVM_PATH", nvvm_sonames, 1,
@@ -590,6 +604,7 @@ NULL,
 "nvidia/cu13/lib",
         NULL, NULL, 0,
         NVVM_ERROR_OUT_OF_MEMORY, "NVVM_ERROR_OUT_OF_MEMORY",
+        "libnvvm.so.4",
     },
     {
         CUBIND_LIB_NVFATBIN, "nvfatbin", "CUBIND_NVFATBIN_PATH", nvfatbin_sonames, 2,
@@ -605,6 +620,7 @@ NULL,
 "nvidia/cu13/lib",
         NULL, NULL, 0,
         NVFATBIN_ERROR_INTERNAL, "NVFATBIN_ERROR_INTERNAL",
+        "libnvfatbin.so.12",
     },
     {
         CUBIND_LIB_NVJPEG, "nvjpeg", "CUBIND_NVJPEG_PATH", nvjpeg_sonames, 3,
@@ -620,6 +636,7 @@ NULL,
 "nvidia/cu13/lib",
         nvjpeg_no_gpu, nvjpeg_no_gpu_names, 1,
         NVJPEG_STATUS_NOT_INITIALIZED, "NVJPEG_STATUS_NOT_INITIALIZED",
+        "libnvjpeg.so.12",
     },
 };
 
