@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,8 +96,17 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
             older.append(compat.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir))
         ir = parsed[_Task(unit)]
         ir["cuda_version"] = cuda_version
-        ir["header_version"] = ir["header_version"] or cuda_version
-        irs.append(compat.attach(compat.ReleaseIR(cuda_version, cuda_number, (), ir), older))
+        if unit.headers_release is None:
+            ir["header_version"] = ir["header_version"] or cuda_version
+            irs.append(compat.attach(compat.ReleaseIR(cuda_version, cuda_number, (), ir), older))
+            continue
+        # headers the toolkit lacks, read from an older release (nvjpeg.h: 12.4's): the unit's newest
+        # release is that one, and a header without version macros is of it (nvFatbin.h: 12.4)
+        release = config.release(unit.headers_release)
+        number = parsed[_Task(None, release)]
+        ir["header_version"] = ir["header_version"] or macros.version_text(number)
+        irs.append(compat.attach(compat.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir),
+                                 older))
     built = model.build(config, irs)
     if libraries:
         built = subset.select(built, libraries)
@@ -108,11 +118,34 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
 
 def _include_dirs(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path,
                   unit: config_module.Unit) -> tuple[Path, ...]:
-    """Where a unit's headers are searched: --include-dir, the unit's include_dirs, the include dir of
-    the release its headers come from (headers_release: nvml.h, which the toolkit lacks), the toolkit."""
-    from_release = () if unit.headers_release is None else \
-        (releases.include_dir(cache, config.release(unit.headers_release)),)
-    return (*extra, *(Path(d) for d in unit.include_dirs), *from_release, cuda_path / "include")
+    """Where a unit's headers are searched: --include-dir, the unit's include_dirs, the unit's own
+    headers from the release they come from (headers_release: nvml.h, nvjpeg.h, which the toolkit
+    lacks), the toolkit, then the rest of that release's include dir. The unit's headers are taken
+    from a folder that holds only them (links into the release's), so that what they include
+    (nvjpeg.h's "cuda_runtime_api.h": a quoted include looks beside the includer first) is the
+    toolkit's, as in a program built against the toolkit, never the older release's."""
+    if unit.headers_release is None:
+        return (*extra, *(Path(d) for d in unit.include_dirs), cuda_path / "include")
+    release_dir = releases.include_dir(cache, config.release(unit.headers_release))
+    own = _unit_header_links(release_dir, unit)
+    return (*extra, *(Path(d) for d in unit.include_dirs), own, cuda_path / "include", release_dir)
+
+
+def _unit_header_links(release_dir: Path, unit: config_module.Unit) -> Path:
+    """<release>/unit-headers/<unit>: a link to each of the unit's headers that `release_dir` holds
+    (made once, atomically: parallel parses and generators may ask at once)."""
+    folder = release_dir.parent / "unit-headers" / unit.name
+    for header in unit.headers:
+        target = release_dir / header
+        link = folder / header
+        if not target.is_file() or (link.is_symlink() and link.resolve() == target.resolve()):
+            continue
+        link.parent.mkdir(parents=True, exist_ok=True)
+        temporary = link.with_name(f".{link.name}.{os.getpid()}")
+        temporary.unlink(missing_ok=True)
+        temporary.symlink_to(target)
+        os.replace(temporary, link)
+    return folder
 
 
 def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path, task: _Task) -> Any:

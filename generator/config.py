@@ -138,6 +138,9 @@ class Library:
     no_gpu: tuple[tuple[str, str], ...] = ()
     # where NVIDIA's pip wheels put it, relative to a site-packages directory ("nvidia/cu13/lib")
     wheel_dirs: tuple[str, ...] = ()
+    # a CUDA root's directories besides lib64, lib and targets/<arch>/lib where the toolkit keeps it
+    # (NVVM: "nvvm/lib64"): searched after those by the loader's CUDA root steps and by the probe
+    root_dirs: tuple[str, ...] = ()
     # exported functions a toolkit header declares that cubind does not bind, with why
     unbound: tuple[Unbound, ...] = ()
 
@@ -359,6 +362,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             informational=tuple(sorted(lib.get("informational", {}).items())),
             no_gpu=tuple(sorted(lib.get("no_gpu", {}).items())),
             wheel_dirs=tuple(lib.get("wheel_dirs", ())),
+            root_dirs=tuple(lib.get("root_dirs", ())),
             unbound=tuple(Unbound(u["reason"], u.get("pattern"), u.get("header")) for u in lib.get("unbound", ())),
         )
         for lib in raw["library"]

@@ -273,8 +273,10 @@ def define_guards(parsed: Parsed, header: str) -> list[tuple[str, int, int]]:
     directives = file_directives(parsed, header)
     words = [w for w, _ in directives]
     include_guard = None
-    if len(words) >= 2 and words[0][1:2] == ["ifndef"] and words[1][1:3] == ["define", words[0][2]]:
-        include_guard = words[0][2]
+    lead = _leading_includes(words)
+    if (len(words) >= lead + 2 and words[lead][1:2] == ["ifndef"] and len(words[lead]) == 3
+            and words[lead + 1][1:3] == ["define", words[lead][2]]):
+        include_guard = words[lead][2]
     blocks = []
     stack: list[tuple[str | None, int]] = []
     for i, (w, line) in enumerate(directives):
@@ -292,6 +294,15 @@ def define_guards(parsed: Parsed, header: str) -> list[tuple[str, int, int]]:
     return blocks
 
 
+def _leading_includes(directives: list[list[str]]) -> int:
+    """How many `#include`s come before a header's first other directive: nvFatbin.h includes
+    <stddef.h> above its include guard, which is still the guard."""
+    count = 0
+    while count < len(directives) and directives[count][1:2] == ["include"]:
+        count += 1
+    return count
+
+
 def presence_macro(candidates: list[Parsed], header: str) -> str:
     """A macro that is defined exactly when `header` has been included: its include guard,
     or, for a `#pragma once` header, the first macro it defines unconditionally.
@@ -301,8 +312,9 @@ def presence_macro(candidates: list[Parsed], header: str) -> str:
         directives = [w for w, _ in file_directives(parsed, header)]
         if directives:
             break
-    if len(directives) >= 2:
-        first, second = directives[0], directives[1]
+    lead = _leading_includes(directives)
+    if len(directives) >= lead + 2:
+        first, second = directives[lead], directives[lead + 1]
         guard = None
         if first[1:2] == ["ifndef"] and len(first) == 3:
             guard = first[2]

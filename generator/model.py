@@ -74,6 +74,16 @@ class LibraryModel:
     no_gpu: list[dict] = field(default_factory=list)
     not_gpu_failures: list[dict] = field(default_factory=list)
 
+    @property
+    def mock_soname(self) -> str:
+        """The soname its mocks carry: the newest of a major the bindings read (nvJPEG, read from
+        12.4's headers, is libnvjpeg.so.12: a libnvjpeg.so.13 is refused, docs/releases.md)."""
+        sonames = self.library.sonames
+        if not self.library.soname_versioned or self.release_plan is None or not self.release_plan.releases:
+            return sonames[0]
+        newest = self.release_plan.releases[0].library_version[0]
+        return next((s for s in sonames if int(s.split(".so.")[1].split(".")[0]) <= newest), sonames[0])
+
 
 def slots_symbol(library_name: str, functions: list[dict]) -> str:
     """The name under which libcubind exports a library's slots to the inline form: it ends in a

@@ -115,6 +115,9 @@ static inline const char *cubind__cubind_name(const cubind__symbol_table *table,
 #define CUBIND__QUERY_NAME_SIZE 40
 #define CUBIND__REFUSED_MAX 2
 #define CUBIND__REASON_SIZE 96
+/* A CUDA root's directories where the toolkit keeps a library besides lib64, lib ("nvvm/lib64") */
+#define CUBIND__ROOT_DIRS_MAX 1
+#define CUBIND__ROOT_DIR_SIZE 24
 
 typedef struct cubind__library_desc {
     cubind_library library;              /* its index in cubind__libraries */
@@ -135,6 +138,8 @@ typedef struct cubind__library_desc {
     int status_success;
     int status_missing_library;
     int status_missing_symbol;
+    char root_dirs[CUBIND__ROOT_DIRS_MAX][CUBIND__ROOT_DIR_SIZE]; /* of a CUDA root, besides lib64, ... ("nvvm/lib64") */
+    size_t root_dir_count;
 } cubind__library_desc;
 
 extern const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT];
@@ -251,8 +256,6 @@ static inline cubind__fnptr cubind__target(cubind__fnptr slow, cubind__offset *o
 #define CUBIND__LOCATE_SONAME_SIZE 40
 #define CUBIND__WHEEL_DIRS_MAX 2
 #define CUBIND__WHEEL_DIR_SIZE 32
-#define CUBIND__ROOT_DIRS_MAX 1
-#define CUBIND__ROOT_DIR_SIZE 24
 #define CUBIND__CUDA_MAP_MAX 4
 
 enum cubind__version_kind {

@@ -35,7 +35,8 @@ const char *cubind__system_dir(size_t index);
  * the `index`th, or NULL past the last. */
 const char *cubind__root_subdir(size_t index);
 
-/* A CUDA root (steps 6 and 8) for one absolute `root`: root/{lib64,lib,targets/<arch>/lib}/<soname>, newest soname
+/* A CUDA root (steps 6 and 8) for one absolute `root`: root/{lib64,lib,targets/<arch>/lib, then the library's root_dirs:
+ * nvvm/lib64}/<soname>, newest soname
  * first in each. Absent files are listed together in `why`, refused ones one by one. */
 void *cubind__try_root(const cubind__library_desc *desc, const char *root, cubind__strbuf *why, cubind__found *found);
 

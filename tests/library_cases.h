@@ -44,6 +44,8 @@ struct cubind_test_library {
     size_t no_gpu_count;
     int status_not_gpu;                      /* a failure that cannot: its message never says why no GPU */
     const char *status_not_gpu_name;
+    const char *mock_soname;                 /* the soname its mocks carry: the newest of a major the
+                                                bindings read (libnvjpeg.so.12 with 12.4's headers) */
 };
 
 extern const struct cubind_test_library cubind_test_libraries[];

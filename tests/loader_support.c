@@ -130,7 +130,7 @@ int mocks_mapped(void)
     size_t i;
     int n = 0;
     for (i = 0; i < cubind_test_library_count; ++i)
-        n += mapped(mock_path(cubind_test_libraries[i].sonames[0])) == 1;
+        n += mapped(mock_path(cubind_test_libraries[i].mock_soname)) == 1;
     return n;
 }
 
@@ -173,7 +173,7 @@ const char *const *library_env(const char *(*path_of)(const char *soname), ...)
     }
     for (i = 0; i < cubind_test_library_count && n + 1 < sizeof env / sizeof env[0]; ++i) {
         const struct cubind_test_library *t = &cubind_test_libraries[i];
-        const char *path = path_of(t->sonames[0]);
+        const char *path = path_of(t->mock_soname);
         char *entry = malloc(strlen(t->env_var) + strlen(path) + 2); /* kept: the child's environment */
         if (entry != NULL)
             sprintf(entry, "%s=%s", t->env_var, path);

@@ -109,12 +109,12 @@ static int scenario_version(void)
     CHECK(info.library == t->library);
     CHECK(same(info.name, t->name));
     CHECK(same(info.found_by, t->env_var));
-    CHECK(same(info.soname, t->sonames[0]));
+    CHECK(same(info.soname, t->mock_soname));
     CHECK(info.functions_missing == 0);
     parts[0] = info.version_major, parts[1] = info.version_minor, parts[2] = info.version_patch;
     if (t->version_parts == 0) {
         /* read from the file name: the mock is "<soname>", so only the soname's major */
-        const char *major = strrchr(t->sonames[0], '.') + 1;
+        const char *major = strrchr(t->mock_soname, '.') + 1;
         CHECK(parts[0] == atoi(major) && parts[1] == -1 && parts[2] == -1);
         CHECK(contains(info.version_source, "file name"));
         return 0;
@@ -145,17 +145,17 @@ static void test_library(void **state)
 {
     const struct cubind_test_library *t = *state;
     char missing[512];
-    snprintf(missing, sizeof missing, "/nonexistent/%s", t->sonames[0]);
+    snprintf(missing, sizeof missing, "/nonexistent/%s", t->mock_soname);
     /* the configuration and the built library agree on the id and the name */
     assert_string_equal(cubind_library_name(t->library), t->name);
     assert_int_equal(cubind_library_from_name(t->name), t->library);
     assert_string_equal(cubind_status_name(t->library, t->status_missing_library), t->status_missing_library_name);
     assert_string_equal(cubind_status_name(t->library, t->status_missing_symbol), t->status_missing_symbol_name);
     run_case(t, "missing_library", missing);
-    run_case(t, "missing_symbol", half_mock(t->sonames[0]));
-    run_case(t, "version", mock_path(t->sonames[0]));
+    run_case(t, "missing_symbol", half_mock(t->mock_soname));
+    run_case(t, "version", mock_path(t->mock_soname));
     if (t->abi_version != 0)
-        run_case_version(t, "missing_in_older", half_mock(t->sonames[0]), "12.2.0");
+        run_case_version(t, "missing_in_older", half_mock(t->mock_soname), "12.2.0");
 }
 
 static int setup_case(void **state)

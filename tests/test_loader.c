@@ -168,6 +168,16 @@ static int scenario_cuda_root(void)
     return 0;
 }
 
+/* A library the toolkit keeps outside lib64 (root_dirs: NVVM in nvvm/lib64) is found there. */
+static int scenario_nvvm_root(void)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    CHECK(cubind_library_info(CUBIND_LIB_NVVM, &info) == CUBIND_OK);
+    CHECK(same(info.found_by, "CUDA_PATH"));
+    CHECK(same(info.path, getenv("CUBIND_TEST_EXPECT_PATH")));
+    return 0;
+}
+
 static int scenario_missing_symbol(void)
 {
     struct cubind_library_info info = {.size = sizeof info};
@@ -446,6 +456,7 @@ static const struct scenario scenarios[] = {
     {"already_loaded", scenario_already_loaded},
     {"system_loader", scenario_system_loader},
     {"cuda_root", scenario_cuda_root},
+    {"nvvm_root", scenario_nvvm_root},
     {"missing_symbol", scenario_missing_symbol},
     {"missing_library", scenario_missing_library},
     {"error_handler", scenario_error_handler},
@@ -606,6 +617,23 @@ static void test_cuda_roots(void **state)
     }
 }
 
+/* NVVM in a CUDA root's nvvm/lib64 (libraries.toml: root_dirs), where the toolkit keeps it. */
+static void test_library_root_dirs(void **state)
+{
+    char tmp[] = "/tmp/cubind-nvvm-XXXXXX", dir[64], link[128];
+    (void)state;
+    assert_non_null(mkdtemp(tmp));
+    snprintf(dir, sizeof dir, "%s/nvvm/lib64", tmp);
+    make_dirs(dir);
+    snprintf(link, sizeof link, "%s/libnvvm.so.4", dir);
+    assert_int_equal(symlink(mock_path("libnvvm.so.4"), link), 0);
+    {
+        const char *env[] = {env_of("CUDA_PATH", tmp), env_of("CUDA_HOME", ""), env_of("CONDA_PREFIX", ""),
+                             env_of("CUBIND_TEST_EXPECT_PATH", link), NULL};
+        run("nvvm_root", env, 1);
+    }
+}
+
 static void test_missing_symbol(void **state)
 {
     const char *env[] = {env_of("CUBIND_CUBLAS_PATH", half_mock("libcublas.so.13")), NULL};
@@ -758,6 +786,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_already_loaded),
         cmocka_unit_test(test_system_loader),
         cmocka_unit_test(test_cuda_roots),
+        cmocka_unit_test(test_library_root_dirs),
         cmocka_unit_test(test_missing_symbol),
         cmocka_unit_test(test_missing_library),
         cmocka_unit_test(test_error_handler),

@@ -212,7 +212,7 @@ static void no_gpu_statuses(void)
         const struct cubind_test_library *t = &cubind_test_libraries[i];
         if (getenv(t->env_var) != NULL)
             continue; /* NVML and the driver: absent */
-        path_env(t->env_var, "CUBIND_TEST_MOCK_DIR", t->sonames[0]);
+        path_env(t->env_var, "CUBIND_TEST_MOCK_DIR", t->mock_soname);
         for (j = 0; j < t->no_gpu_count; ++j)
             message_of(t, t->no_gpu[j], t->no_gpu_names[j], 1, reason);
         message_of(t, t->status_not_gpu, t->status_not_gpu_name, 0, reason);
@@ -393,7 +393,7 @@ static void two_sonames_loaded(void)
         if (cubind_test_libraries[i].soname_count > 1 && getenv(cubind_test_libraries[i].env_var) == NULL)
             t = &cubind_test_libraries[i];
     CHECK(t != NULL);
-    path_env(t->env_var, "CUBIND_TEST_MOCK_DIR", t->sonames[0]);
+    path_env(t->env_var, "CUBIND_TEST_MOCK_DIR", t->mock_soname);
     snprintf(stub, sizeof stub, "%s/stub/libnvidia-ml.so", getenv("CUBIND_TEST_MACHINE_DIR"));
     load_copy_as(stub, t->sonames[1]); /* a file of another soname of the library, loaded by the program */
     CHECK(cubind_load(t->library) == CUBIND_OK);

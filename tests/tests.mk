@@ -67,7 +67,7 @@ include tests/cplusplus/cplusplus.mk
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
-.PHONY: test-copies test-copies-c test-machine test-layering test-passthrough test-loader test-unload test-real test-abi test-probe test-census test-link test-install test-valgrind \
+.PHONY: test-copies test-copies-c test-machine test-layering test-passthrough test-loader test-unload test-real test-real-toolkit test-abi test-probe test-census test-link test-install test-valgrind \
         test-trace test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
         test-docs abi-baseline
 
@@ -85,7 +85,7 @@ test: deps
 test-generator: deps-generator deps-test
 	$(RESULTS) run tests/generator pytest -- $(PYTHON) -m pytest -q tests/generator
 
-test-c: test-passthrough test-cplusplus test-loader test-trace test-unload test-real test-probe test-machine test-examples \
+test-c: test-passthrough test-cplusplus test-loader test-trace test-unload test-real test-real-toolkit test-probe test-machine test-examples \
         $(if $(SAN),test-copies-c,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
         test-bench-build test-census test-dropin)
 
@@ -162,6 +162,9 @@ $(TEST_BUILD)/test_loader: $(TEST_BUILD)/obj/tests/test_loader.o $(TEST_BUILD)/o
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -Wl,--export-dynamic -lcmocka -ldl -lpthread
 
 $(TEST_BUILD)/test_real: $(TEST_BUILD)/obj/tests/test_real.o $(LIBRARY_CASES) $(LIBRARY_SO) $(LINK_FLAGS_FILES)
+	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) -lcmocka -ldl
+
+$(TEST_BUILD)/test_real_toolkit: $(TEST_BUILD)/obj/tests/test_real_toolkit.o $(LIBRARY_SO) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) -lcmocka -ldl
 
 # Every library of the configuration on its mock (tests/test_libraries.c).
@@ -309,6 +312,15 @@ test-trace: $(TEST_BUILD)/test_trace $(TEST_BUILD)/test_trace-inline $(MOCKS)
 # is told to ignore leaks allocated inside them, never ours.
 test-real: $(TEST_BUILD)/test_real
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan-cuda.supp) $(RESULTS) run test_real cmocka -- $(TEST_BUILD)/test_real
+
+# NVVM (the toolkit's), nvFatbin and nvJPEG (CUDA 12.4's, from the releases cache: the toolkit here has
+# neither) on their real files (tests/test_real_toolkit.c).
+.PHONY: test-real-toolkit
+test-real-toolkit: $(TEST_BUILD)/test_real_toolkit fetch-release-libs
+	CUBIND_NVFATBIN_PATH=$(RELEASES_CACHE)/12.4/lib/libnvfatbin.so.12 \
+	CUBIND_NVJPEG_PATH=$(RELEASES_CACHE)/12.4/lib/libnvjpeg.so.12 \
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan-cuda.supp) $(RESULTS) run test_real_toolkit cmocka -- \
+	    $(TEST_BUILD)/test_real_toolkit
 
 # The loader tests under valgrind memcheck: no error, nothing definitely lost (children traced).
 # The first-call race runs a few rounds only (memcheck is slow; TSan covers the race).
@@ -498,7 +510,20 @@ $(TEST_BUILD)/gpu/no_gpu: tests/gpu/no_gpu.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LI
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
 
 gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examples $(MOCK_DIR)/environment.txt \
-           gpu-releases $(TEST_BUILD)/gpu/no_gpu test-dropin
+           gpu-releases $(TEST_BUILD)/gpu/no_gpu test-dropin gpu-toolkit
+
+# tests/gpu/toolkit.sh: NVVM, nvFatbin and nvJPEG through cubind on the GPU (tests/gpu/toolkit.c), the
+# JPEG it decodes and libjpeg's decode of it (tests/gpu/jpeg_fixture.c, run here: the GPU machine has
+# no libjpeg), and CUDA 12.4's nvFatbin and nvJPEG, whose headers cubind read, to travel with them.
+.PHONY: gpu-toolkit
+gpu-toolkit: $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES) fetch-release-libs
+	@mkdir -p $(TEST_BUILD)/gpu/toolkit-12.4
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/toolkit.c -o $(TEST_BUILD)/gpu/toolkit \
+	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
+	$(CC) $(ALL_CFLAGS) tests/gpu/jpeg_fixture.c -o $(TEST_BUILD)/gpu/jpeg_fixture -ljpeg
+	$(TEST_BUILD)/gpu/jpeg_fixture $(TEST_BUILD)/gpu/toolkit.jpg $(TEST_BUILD)/gpu/toolkit.rgb
+	cp -L $(RELEASES_CACHE)/12.4/lib/libnvfatbin.so.12 $(RELEASES_CACHE)/12.4/lib/libnvjpeg.so.12 \
+	    $(TEST_BUILD)/gpu/toolkit-12.4/
 
 # tests/gpu/releases.sh: tests/gpu/releases.c through cubind, and for each configured older release
 # ([[release]], `python3 -m generator.releases names`) with a runtime in the releases cache, built

@@ -1692,7 +1692,10 @@ enum cubind_library {
     CUBIND_LIB_NCCL = 11,
     CUBIND_LIB_CUDNN = 12,
     CUBIND_LIB_NVML = 13,
-    CUBIND_LIBRARY_COUNT = 14
+    CUBIND_LIB_NVVM = 14,
+    CUBIND_LIB_NVFATBIN = 15,
+    CUBIND_LIB_NVJPEG = 16,
+    CUBIND_LIBRARY_COUNT = 17
 };
 typedef enum cubind_library cubind_library;
 enum cubind_error_kind {

@@ -8231,6 +8231,178 @@ struct nvmlNvLinkPowerThres_st {
 };
 typedef struct nvmlNvLinkPowerThres_st nvmlNvLinkPowerThres_t;
 
+/* nvvm.h */
+typedef enum {
+    NVVM_SUCCESS = 0,
+    NVVM_ERROR_OUT_OF_MEMORY = 1,
+    NVVM_ERROR_PROGRAM_CREATION_FAILURE = 2,
+    NVVM_ERROR_IR_VERSION_MISMATCH = 3,
+    NVVM_ERROR_INVALID_INPUT = 4,
+    NVVM_ERROR_INVALID_PROGRAM = 5,
+    NVVM_ERROR_INVALID_IR = 6,
+    NVVM_ERROR_INVALID_OPTION = 7,
+    NVVM_ERROR_NO_MODULE_IN_PROGRAM = 8,
+    NVVM_ERROR_COMPILATION = 9,
+    NVVM_ERROR_CANCELLED = 10
+} nvvmResult;
+struct _nvvmProgram;
+typedef struct _nvvmProgram *nvvmProgram;
+
+/* nvFatbin.h */
+typedef enum {
+    NVFATBIN_SUCCESS = 0,
+    NVFATBIN_ERROR_INTERNAL = 1,
+    NVFATBIN_ERROR_ELF_ARCH_MISMATCH = 2,
+    NVFATBIN_ERROR_ELF_SIZE_MISMATCH = 3,
+    NVFATBIN_ERROR_MISSING_PTX_VERSION = 4,
+    NVFATBIN_ERROR_NULL_POINTER = 5,
+    NVFATBIN_ERROR_COMPRESSION_FAILED = 6,
+    NVFATBIN_ERROR_COMPRESSED_SIZE_EXCEEDED = 7,
+    NVFATBIN_ERROR_UNRECOGNIZED_OPTION = 8,
+    NVFATBIN_ERROR_INVALID_ARCH = 9,
+    NVFATBIN_ERROR_INVALID_NVVM = 10,
+    NVFATBIN_ERROR_EMPTY_INPUT = 11
+} nvFatbinResult;
+struct _nvFatbinHandle;
+typedef struct _nvFatbinHandle *nvFatbinHandle;
+
+/* nvjpeg.h */
+enum { NVJPEG_MAX_COMPONENT = 4 };
+enum { NVJPEG_VER_MAJOR = 12 };
+enum { NVJPEG_VER_MINOR = 3 };
+enum { NVJPEG_VER_PATCH = 1 };
+enum { NVJPEG_VER_BUILD = 117 };
+enum { NVJPEG_FLAGS_DEFAULT = 0 };
+enum { NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE = 1 };
+enum { NVJPEG_FLAGS_ENABLE_MEMORY_POOLS = 2 };
+enum { NVJPEG_FLAGS_BITSTREAM_STRICT = 4 };
+enum { NVJPEG_FLAGS_REDUCED_MEMORY_DECODE = 8 };
+enum { NVJPEG_FLAGS_REDUCED_MEMORY_DECODE_ZERO_COPY = 16 };
+enum { NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION = 32 };
+typedef enum {
+    NVJPEG_STATUS_SUCCESS = 0,
+    NVJPEG_STATUS_NOT_INITIALIZED = 1,
+    NVJPEG_STATUS_INVALID_PARAMETER = 2,
+    NVJPEG_STATUS_BAD_JPEG = 3,
+    NVJPEG_STATUS_JPEG_NOT_SUPPORTED = 4,
+    NVJPEG_STATUS_ALLOCATOR_FAILURE = 5,
+    NVJPEG_STATUS_EXECUTION_FAILED = 6,
+    NVJPEG_STATUS_ARCH_MISMATCH = 7,
+    NVJPEG_STATUS_INTERNAL_ERROR = 8,
+    NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED = 9,
+    NVJPEG_STATUS_INCOMPLETE_BITSTREAM = 10
+} nvjpegStatus_t;
+enum nvjpegExifOrientation {
+    NVJPEG_ORIENTATION_UNKNOWN = 0,
+    NVJPEG_ORIENTATION_NORMAL = 1,
+    NVJPEG_ORIENTATION_FLIP_HORIZONTAL = 2,
+    NVJPEG_ORIENTATION_ROTATE_180 = 3,
+    NVJPEG_ORIENTATION_FLIP_VERTICAL = 4,
+    NVJPEG_ORIENTATION_TRANSPOSE = 5,
+    NVJPEG_ORIENTATION_ROTATE_90 = 6,
+    NVJPEG_ORIENTATION_TRANSVERSE = 7,
+    NVJPEG_ORIENTATION_ROTATE_270 = 8
+};
+typedef enum nvjpegExifOrientation nvjpegExifOrientation_t;
+typedef enum {
+    NVJPEG_CSS_444 = 0,
+    NVJPEG_CSS_422 = 1,
+    NVJPEG_CSS_420 = 2,
+    NVJPEG_CSS_440 = 3,
+    NVJPEG_CSS_411 = 4,
+    NVJPEG_CSS_410 = 5,
+    NVJPEG_CSS_GRAY = 6,
+    NVJPEG_CSS_410V = 7,
+    NVJPEG_CSS_UNKNOWN = -1
+} nvjpegChromaSubsampling_t;
+typedef enum {
+    NVJPEG_OUTPUT_UNCHANGED = 0,
+    NVJPEG_OUTPUT_YUV = 1,
+    NVJPEG_OUTPUT_Y = 2,
+    NVJPEG_OUTPUT_RGB = 3,
+    NVJPEG_OUTPUT_BGR = 4,
+    NVJPEG_OUTPUT_RGBI = 5,
+    NVJPEG_OUTPUT_BGRI = 6,
+    NVJPEG_OUTPUT_UNCHANGEDI_U16 = 7,
+    NVJPEG_OUTPUT_FORMAT_MAX = 7
+} nvjpegOutputFormat_t;
+typedef enum {
+    NVJPEG_INPUT_RGB = 3,
+    NVJPEG_INPUT_BGR = 4,
+    NVJPEG_INPUT_RGBI = 5,
+    NVJPEG_INPUT_BGRI = 6
+} nvjpegInputFormat_t;
+typedef enum {
+    NVJPEG_BACKEND_DEFAULT = 0,
+    NVJPEG_BACKEND_HYBRID = 1,
+    NVJPEG_BACKEND_GPU_HYBRID = 2,
+    NVJPEG_BACKEND_HARDWARE = 3,
+    NVJPEG_BACKEND_GPU_HYBRID_DEVICE = 4,
+    NVJPEG_BACKEND_HARDWARE_DEVICE = 5,
+    NVJPEG_BACKEND_LOSSLESS_JPEG = 6
+} nvjpegBackend_t;
+typedef enum {
+    NVJPEG_ENCODING_UNKNOWN = 0,
+    NVJPEG_ENCODING_BASELINE_DCT = 192,
+    NVJPEG_ENCODING_EXTENDED_SEQUENTIAL_DCT_HUFFMAN = 193,
+    NVJPEG_ENCODING_PROGRESSIVE_DCT_HUFFMAN = 194,
+    NVJPEG_ENCODING_LOSSLESS_HUFFMAN = 195
+} nvjpegJpegEncoding_t;
+typedef enum {
+    NVJPEG_SCALE_NONE = 0,
+    NVJPEG_SCALE_1_BY_2 = 1,
+    NVJPEG_SCALE_1_BY_4 = 2,
+    NVJPEG_SCALE_1_BY_8 = 3
+} nvjpegScaleFactor_t;
+typedef struct {
+    unsigned char *channel[4];
+    size_t pitch[4];
+} nvjpegImage_t;
+typedef int (*tDevMalloc)(void **, size_t);
+typedef int (*tDevFree)(void *);
+typedef int (*tPinnedMalloc)(void **, size_t, unsigned int);
+typedef int (*tPinnedFree)(void *);
+typedef struct {
+    tDevMalloc dev_malloc;
+    tDevFree dev_free;
+} nvjpegDevAllocator_t;
+typedef struct {
+    tPinnedMalloc pinned_malloc;
+    tPinnedFree pinned_free;
+} nvjpegPinnedAllocator_t;
+typedef int (*tDevMallocV2)(void *, void **, size_t, cudaStream_t);
+typedef int (*tDevFreeV2)(void *, void *, size_t, cudaStream_t);
+typedef int (*tPinnedMallocV2)(void *, void **, size_t, cudaStream_t);
+typedef int (*tPinnedFreeV2)(void *, void *, size_t, cudaStream_t);
+typedef struct {
+    tDevMallocV2 dev_malloc;
+    tDevFreeV2 dev_free;
+    void *dev_ctx;
+} nvjpegDevAllocatorV2_t;
+typedef struct {
+    tPinnedMallocV2 pinned_malloc;
+    tPinnedFreeV2 pinned_free;
+    void *pinned_ctx;
+} nvjpegPinnedAllocatorV2_t;
+struct nvjpegHandle;
+typedef struct nvjpegHandle *nvjpegHandle_t;
+struct nvjpegJpegState;
+typedef struct nvjpegJpegState *nvjpegJpegState_t;
+struct nvjpegEncoderState;
+typedef struct nvjpegEncoderState *nvjpegEncoderState_t;
+struct nvjpegEncoderParams;
+typedef struct nvjpegEncoderParams *nvjpegEncoderParams_t;
+struct nvjpegBufferPinned;
+typedef struct nvjpegBufferPinned *nvjpegBufferPinned_t;
+struct nvjpegBufferDevice;
+typedef struct nvjpegBufferDevice *nvjpegBufferDevice_t;
+struct nvjpegJpegStream;
+typedef struct nvjpegJpegStream *nvjpegJpegStream_t;
+struct nvjpegDecodeParams;
+typedef struct nvjpegDecodeParams *nvjpegDecodeParams_t;
+struct nvjpegJpegDecoder;
+typedef struct nvjpegJpegDecoder *nvjpegJpegDecoder_t;
+
 
 /* cubind: libraries, error record, loader (cubind/cubind.h) */
 enum { CUBIND_ERROR_MESSAGE_MAX = 4096 };
@@ -8255,7 +8427,10 @@ enum cubind_library {
     CUBIND_LIB_NCCL = 11,
     CUBIND_LIB_CUDNN = 12,
     CUBIND_LIB_NVML = 13,
-    CUBIND_LIBRARY_COUNT = 14
+    CUBIND_LIB_NVVM = 14,
+    CUBIND_LIB_NVFATBIN = 15,
+    CUBIND_LIB_NVJPEG = 16,
+    CUBIND_LIBRARY_COUNT = 17
 };
 typedef enum cubind_library cubind_library;
 enum cubind_error_kind {
@@ -11659,3 +11834,109 @@ nvmlReturn_t cubind_nvml_system_set_nvlink_bw_mode(unsigned int nvlinkBwMode);
 nvmlReturn_t cubind_nvml_system_get_nvlink_bw_mode(unsigned int *nvlinkBwMode);
 nvmlReturn_t cubind_nvml_device_set_power_management_limit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue);
 nvmlReturn_t cubind_nvml_device_get_sram_ecc_error_status(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status);
+
+/* nvvm: 13 wrappers */
+const char *cubind_nvvm_get_error_string(nvvmResult result);
+nvvmResult cubind_nvvm_version(int *major, int *minor);
+nvvmResult cubind_nvvm_ir_version(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg);
+nvvmResult cubind_nvvm_create_program(nvvmProgram *prog);
+nvvmResult cubind_nvvm_destroy_program(nvvmProgram *prog);
+nvvmResult cubind_nvvm_add_module_to_program(nvvmProgram prog, const char *buffer, size_t size, const char *name);
+nvvmResult cubind_nvvm_lazy_add_module_to_program(nvvmProgram prog, const char *buffer, size_t size, const char *name);
+nvvmResult cubind_nvvm_compile_program(nvvmProgram prog, int numOptions, const char **options);
+nvvmResult cubind_nvvm_verify_program(nvvmProgram prog, int numOptions, const char **options);
+nvvmResult cubind_nvvm_get_compiled_result_size(nvvmProgram prog, size_t *bufferSizeRet);
+nvvmResult cubind_nvvm_get_compiled_result(nvvmProgram prog, char *buffer);
+nvvmResult cubind_nvvm_get_program_log_size(nvvmProgram prog, size_t *bufferSizeRet);
+nvvmResult cubind_nvvm_get_program_log(nvvmProgram prog, char *buffer);
+
+/* nvfatbin: 9 wrappers */
+const char *cubind_nvfatbin_get_error_string(nvFatbinResult result);
+nvFatbinResult cubind_nvfatbin_create(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount);
+nvFatbinResult cubind_nvfatbin_destroy(nvFatbinHandle *handle_indirect);
+nvFatbinResult cubind_nvfatbin_add_ptx(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
+nvFatbinResult cubind_nvfatbin_add_cubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier);
+nvFatbinResult cubind_nvfatbin_add_ltoir(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
+nvFatbinResult cubind_nvfatbin_size(nvFatbinHandle handle, size_t *size);
+nvFatbinResult cubind_nvfatbin_get(nvFatbinHandle handle, void *buffer);
+nvFatbinResult cubind_nvfatbin_version(unsigned int *major, unsigned int *minor);
+
+/* nvjpeg: 78 wrappers */
+nvjpegStatus_t cubind_nvjpeg_get_property(libraryPropertyType type, int *value);
+nvjpegStatus_t cubind_nvjpeg_get_cudart_property(libraryPropertyType type, int *value);
+nvjpegStatus_t cubind_nvjpeg_create(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle);
+nvjpegStatus_t cubind_nvjpeg_create_simple(nvjpegHandle_t *handle);
+nvjpegStatus_t cubind_nvjpeg_create_ex(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
+nvjpegStatus_t cubind_nvjpeg_create_ex_v2(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
+nvjpegStatus_t cubind_nvjpeg_destroy(nvjpegHandle_t handle);
+nvjpegStatus_t cubind_nvjpeg_set_device_memory_padding(size_t padding, nvjpegHandle_t handle);
+nvjpegStatus_t cubind_nvjpeg_get_device_memory_padding(size_t *padding, nvjpegHandle_t handle);
+nvjpegStatus_t cubind_nvjpeg_set_pinned_memory_padding(size_t padding, nvjpegHandle_t handle);
+nvjpegStatus_t cubind_nvjpeg_get_pinned_memory_padding(size_t *padding, nvjpegHandle_t handle);
+nvjpegStatus_t cubind_nvjpeg_get_hardware_decoder_info(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine);
+nvjpegStatus_t cubind_nvjpeg_jpeg_state_create(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle);
+nvjpegStatus_t cubind_nvjpeg_jpeg_state_destroy(nvjpegJpegState_t jpeg_handle);
+nvjpegStatus_t cubind_nvjpeg_get_image_info(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights);
+nvjpegStatus_t cubind_nvjpeg_decode(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_decode_batched_initialize(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format);
+nvjpegStatus_t cubind_nvjpeg_decode_batched(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_decode_batched_pre_allocate(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format);
+nvjpegStatus_t cubind_nvjpeg_decode_batched_parse_jpeg_tables(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length);
+nvjpegStatus_t cubind_nvjpeg_encoder_state_create(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encoder_state_destroy(nvjpegEncoderState_t encoder_state);
+nvjpegStatus_t cubind_nvjpeg_encoder_params_create(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encoder_params_destroy(nvjpegEncoderParams_t encoder_params);
+nvjpegStatus_t cubind_nvjpeg_encoder_params_set_quality(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encoder_params_set_encoding(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encoder_params_set_optimized_huffman(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encoder_params_set_sampling_factors(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encode_get_buffer_size(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length);
+nvjpegStatus_t cubind_nvjpeg_encode_yuv(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encode_image(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream_device(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
+nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create_v2(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
+nvjpegStatus_t cubind_nvjpeg_buffer_pinned_resize(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_buffer_pinned_destroy(nvjpegBufferPinned_t buffer);
+nvjpegStatus_t cubind_nvjpeg_buffer_device_create(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer);
+nvjpegStatus_t cubind_nvjpeg_buffer_device_create_v2(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer);
+nvjpegStatus_t cubind_nvjpeg_buffer_device_resize(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_buffer_device_destroy(nvjpegBufferDevice_t buffer);
+nvjpegStatus_t cubind_nvjpeg_buffer_pinned_retrieve(nvjpegBufferPinned_t buffer, size_t *size, void **ptr);
+nvjpegStatus_t cubind_nvjpeg_buffer_device_retrieve(nvjpegBufferDevice_t buffer, size_t *size, void **ptr);
+nvjpegStatus_t cubind_nvjpeg_state_attach_pinned_buffer(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer);
+nvjpegStatus_t cubind_nvjpeg_state_attach_device_buffer(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_create(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_destroy(nvjpegJpegStream_t jpeg_stream);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_header(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_tables(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_jpeg_encoding(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_frame_dimensions(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_components_num(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_component_dimensions(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_exif_orientation(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_sample_precision(nvjpegJpegStream_t jpeg_stream, unsigned int *precision);
+nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_chroma_subsampling(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling);
+nvjpegStatus_t cubind_nvjpeg_decode_params_create(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params);
+nvjpegStatus_t cubind_nvjpeg_decode_params_destroy(nvjpegDecodeParams_t decode_params);
+nvjpegStatus_t cubind_nvjpeg_decode_params_set_output_format(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format);
+nvjpegStatus_t cubind_nvjpeg_decode_params_set_roi(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height);
+nvjpegStatus_t cubind_nvjpeg_decode_params_set_allow_cmyk(nvjpegDecodeParams_t decode_params, int allow_cmyk);
+nvjpegStatus_t cubind_nvjpeg_decode_params_set_scale_factor(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor);
+nvjpegStatus_t cubind_nvjpeg_decode_params_set_exif_orientation(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation);
+nvjpegStatus_t cubind_nvjpeg_decoder_create(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle);
+nvjpegStatus_t cubind_nvjpeg_decoder_destroy(nvjpegJpegDecoder_t decoder_handle);
+nvjpegStatus_t cubind_nvjpeg_decoder_jpeg_supported(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
+nvjpegStatus_t cubind_nvjpeg_decode_batched_supported(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported);
+nvjpegStatus_t cubind_nvjpeg_decode_batched_supported_ex(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
+nvjpegStatus_t cubind_nvjpeg_decoder_state_create(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state);
+nvjpegStatus_t cubind_nvjpeg_decode_jpeg(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_decode_jpeg_host(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream);
+nvjpegStatus_t cubind_nvjpeg_decode_jpeg_transfer_to_device(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_decode_jpeg_device(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_decode_batched_ex(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_metadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_quantization_tables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_huffman_tables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);

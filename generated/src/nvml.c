@@ -14444,7 +14444,7 @@ const struct cubind__nvml_releases {
      offsetof(struct cubind__nvml_releases, firsts), offsetof(struct cubind__nvml_releases, entries),
      offsetof(struct cubind__nvml_releases, history), offsetof(struct cubind__nvml_releases, strings)},
     {
-        {"13.0", {12, 0, 0}, {-1, -1, -1}},
+        {"12.4", {12, 0, 0}, {-1, -1, -1}},
     },
     {0, 0},
     {

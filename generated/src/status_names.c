@@ -1505,6 +1505,123 @@ const char *cubind__status_name_length(cubind_library library, int status, size_
         default:
             return NULL;
         }
+    case CUBIND_LIB_NVVM:
+        switch (status) {
+        case 0:
+            *length = 12;
+            return "NVVM_SUCCESS";
+        case 1:
+            *length = 24;
+            return "NVVM_ERROR_OUT_OF_MEMORY";
+        case 2:
+            *length = 35;
+            return "NVVM_ERROR_PROGRAM_CREATION_FAILURE";
+        case 3:
+            *length = 30;
+            return "NVVM_ERROR_IR_VERSION_MISMATCH";
+        case 4:
+            *length = 24;
+            return "NVVM_ERROR_INVALID_INPUT";
+        case 5:
+            *length = 26;
+            return "NVVM_ERROR_INVALID_PROGRAM";
+        case 6:
+            *length = 21;
+            return "NVVM_ERROR_INVALID_IR";
+        case 7:
+            *length = 25;
+            return "NVVM_ERROR_INVALID_OPTION";
+        case 8:
+            *length = 31;
+            return "NVVM_ERROR_NO_MODULE_IN_PROGRAM";
+        case 9:
+            *length = 22;
+            return "NVVM_ERROR_COMPILATION";
+        case 10:
+            *length = 20;
+            return "NVVM_ERROR_CANCELLED";
+        default:
+            return NULL;
+        }
+    case CUBIND_LIB_NVFATBIN:
+        switch (status) {
+        case 0:
+            *length = 16;
+            return "NVFATBIN_SUCCESS";
+        case 1:
+            *length = 23;
+            return "NVFATBIN_ERROR_INTERNAL";
+        case 2:
+            *length = 32;
+            return "NVFATBIN_ERROR_ELF_ARCH_MISMATCH";
+        case 3:
+            *length = 32;
+            return "NVFATBIN_ERROR_ELF_SIZE_MISMATCH";
+        case 4:
+            *length = 34;
+            return "NVFATBIN_ERROR_MISSING_PTX_VERSION";
+        case 5:
+            *length = 27;
+            return "NVFATBIN_ERROR_NULL_POINTER";
+        case 6:
+            *length = 33;
+            return "NVFATBIN_ERROR_COMPRESSION_FAILED";
+        case 7:
+            *length = 39;
+            return "NVFATBIN_ERROR_COMPRESSED_SIZE_EXCEEDED";
+        case 8:
+            *length = 34;
+            return "NVFATBIN_ERROR_UNRECOGNIZED_OPTION";
+        case 9:
+            *length = 27;
+            return "NVFATBIN_ERROR_INVALID_ARCH";
+        case 10:
+            *length = 27;
+            return "NVFATBIN_ERROR_INVALID_NVVM";
+        case 11:
+            *length = 26;
+            return "NVFATBIN_ERROR_EMPTY_INPUT";
+        default:
+            return NULL;
+        }
+    case CUBIND_LIB_NVJPEG:
+        switch (status) {
+        case 0:
+            *length = 21;
+            return "NVJPEG_STATUS_SUCCESS";
+        case 1:
+            *length = 29;
+            return "NVJPEG_STATUS_NOT_INITIALIZED";
+        case 2:
+            *length = 31;
+            return "NVJPEG_STATUS_INVALID_PARAMETER";
+        case 3:
+            *length = 22;
+            return "NVJPEG_STATUS_BAD_JPEG";
+        case 4:
+            *length = 32;
+            return "NVJPEG_STATUS_JPEG_NOT_SUPPORTED";
+        case 5:
+            *length = 31;
+            return "NVJPEG_STATUS_ALLOCATOR_FAILURE";
+        case 6:
+            *length = 30;
+            return "NVJPEG_STATUS_EXECUTION_FAILED";
+        case 7:
+            *length = 27;
+            return "NVJPEG_STATUS_ARCH_MISMATCH";
+        case 8:
+            *length = 28;
+            return "NVJPEG_STATUS_INTERNAL_ERROR";
+        case 9:
+            *length = 42;
+            return "NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED";
+        case 10:
+            *length = 34;
+            return "NVJPEG_STATUS_INCOMPLETE_BITSTREAM";
+        default:
+            return NULL;
+        }
     case CUBIND_LIB_NONE:
     case CUBIND_LIBRARY_COUNT:
         break;
@@ -1595,6 +1712,9 @@ int cubind__status_no_gpu(cubind_library library, int status)
         /* NVML_ERROR_GPU_IS_LOST: the GPU fell off the bus or is otherwise inaccessible */
         /* NVML_ERROR_LIB_RM_VERSION_MISMATCH: NVML and the kernel module are of different releases */
         return status == 1 || status == 9 || status == 15 || status == 18;
+    case CUBIND_LIB_NVJPEG:
+        /* NVJPEG_STATUS_EXECUTION_FAILED: the device's work could not run (nvjpegCreate's answer without a driver or GPU) */
+        return status == 6;
     default:
         return 0;
     }

@@ -79,6 +79,18 @@
 #include "cubind/nvml.h"
 #define CUBIND_TEST_LIBRARY CUBIND_LIB_NVML
 #define CUBIND_TEST_WRAPPER cubind_nvml_init
+#elif defined(CUBIND_TEST_MODULE_nvvm)
+#include "cubind/nvvm.h"
+#define CUBIND_TEST_LIBRARY CUBIND_LIB_NVVM
+#define CUBIND_TEST_WRAPPER cubind_nvvm_get_error_string
+#elif defined(CUBIND_TEST_MODULE_nvfatbin)
+#include "cubind/nvfatbin.h"
+#define CUBIND_TEST_LIBRARY CUBIND_LIB_NVFATBIN
+#define CUBIND_TEST_WRAPPER cubind_nvfatbin_get_error_string
+#elif defined(CUBIND_TEST_MODULE_nvjpeg)
+#include "cubind/nvjpeg.h"
+#define CUBIND_TEST_LIBRARY CUBIND_LIB_NVJPEG
+#define CUBIND_TEST_WRAPPER cubind_nvjpeg_get_property
 #elif defined(CUBIND_TEST_EVERYTHING)
 #include "cubind/cubind.h"
 #define CUBIND_TEST_LIBRARY CUBIND_LIB_CUBLAS
@@ -1952,6 +1964,114 @@ static void use_constants(void)
     (void)(NVML_API_VERSION_STR);
     (void)(NVML_DEVICE_PCI_BUS_ID_LEGACY_FMT);
     (void)(NVML_DEVICE_PCI_BUS_ID_FMT);
+}
+#define CUBIND_TEST_USE_CONSTANTS() use_constants()
+#endif
+#if defined(CUBIND_TEST_MODULE_nvjpeg)
+/* Every constant NVIDIA's headers of the module give (101), by its NVIDIA name. */
+static void use_constants(void)
+{
+    (void)(NVJPEG_MAX_COMPONENT);
+    (void)(NVJPEG_VER_MAJOR);
+    (void)(NVJPEG_VER_MINOR);
+    (void)(NVJPEG_VER_PATCH);
+    (void)(NVJPEG_VER_BUILD);
+    (void)(NVJPEG_FLAGS_DEFAULT);
+    (void)(NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE);
+    (void)(NVJPEG_FLAGS_ENABLE_MEMORY_POOLS);
+    (void)(NVJPEG_FLAGS_BITSTREAM_STRICT);
+    (void)(NVJPEG_FLAGS_REDUCED_MEMORY_DECODE);
+    (void)(NVJPEG_FLAGS_REDUCED_MEMORY_DECODE_ZERO_COPY);
+    (void)(NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION);
+    (void)(cudaHostAllocDefault);
+    (void)(cudaHostAllocPortable);
+    (void)(cudaHostAllocMapped);
+    (void)(cudaHostAllocWriteCombined);
+    (void)(cudaHostRegisterDefault);
+    (void)(cudaHostRegisterPortable);
+    (void)(cudaHostRegisterMapped);
+    (void)(cudaHostRegisterIoMemory);
+    (void)(cudaHostRegisterReadOnly);
+    (void)(cudaPeerAccessDefault);
+    (void)(cudaStreamDefault);
+    (void)(cudaStreamNonBlocking);
+    (void)(cudaEventDefault);
+    (void)(cudaEventBlockingSync);
+    (void)(cudaEventDisableTiming);
+    (void)(cudaEventInterprocess);
+    (void)(cudaEventRecordDefault);
+    (void)(cudaEventRecordExternal);
+    (void)(cudaEventWaitDefault);
+    (void)(cudaEventWaitExternal);
+    (void)(cudaDeviceScheduleAuto);
+    (void)(cudaDeviceScheduleSpin);
+    (void)(cudaDeviceScheduleYield);
+    (void)(cudaDeviceScheduleBlockingSync);
+    (void)(cudaDeviceBlockingSync);
+    (void)(cudaDeviceScheduleMask);
+    (void)(cudaDeviceMapHost);
+    (void)(cudaDeviceLmemResizeToMax);
+    (void)(cudaDeviceSyncMemops);
+    (void)(cudaDeviceMask);
+    (void)(cudaArrayDefault);
+    (void)(cudaArrayLayered);
+    (void)(cudaArraySurfaceLoadStore);
+    (void)(cudaArrayCubemap);
+    (void)(cudaArrayTextureGather);
+    (void)(cudaArrayColorAttachment);
+    (void)(cudaArraySparse);
+    (void)(cudaArrayDeferredMapping);
+    (void)(cudaIpcMemLazyEnablePeerAccess);
+    (void)(cudaMemAttachGlobal);
+    (void)(cudaMemAttachHost);
+    (void)(cudaMemAttachSingle);
+    (void)(cudaOccupancyDefault);
+    (void)(cudaOccupancyDisableCachingOverride);
+    (void)(cudaCpuDeviceId);
+    (void)(cudaInvalidDeviceId);
+    (void)(cudaInitDeviceFlagsAreValid);
+    (void)(cudaArraySparsePropertiesSingleMipTail);
+    (void)(cudaMemPoolCreateUsageHwDecompress);
+    (void)(CUDA_IPC_HANDLE_SIZE);
+    (void)(cudaExternalMemoryDedicated);
+    (void)(cudaExternalSemaphoreSignalSkipNvSciBufMemSync);
+    (void)(cudaExternalSemaphoreWaitSkipNvSciBufMemSync);
+    (void)(cudaNvSciSyncAttrSignal);
+    (void)(cudaNvSciSyncAttrWait);
+    (void)(cudaGraphKernelNodePortDefault);
+    (void)(cudaGraphKernelNodePortProgrammatic);
+    (void)(cudaGraphKernelNodePortLaunchCompletion);
+    (void)(cudaStreamAttributeAccessPolicyWindow);
+    (void)(cudaStreamAttributeSynchronizationPolicy);
+    (void)(cudaStreamAttributeMemSyncDomainMap);
+    (void)(cudaStreamAttributeMemSyncDomain);
+    (void)(cudaStreamAttributePriority);
+    (void)(cudaKernelNodeAttributeAccessPolicyWindow);
+    (void)(cudaKernelNodeAttributeCooperative);
+    (void)(cudaKernelNodeAttributePriority);
+    (void)(cudaKernelNodeAttributeClusterDimension);
+    (void)(cudaKernelNodeAttributeClusterSchedulingPolicyPreference);
+    (void)(cudaKernelNodeAttributeMemSyncDomainMap);
+    (void)(cudaKernelNodeAttributeMemSyncDomain);
+    (void)(cudaKernelNodeAttributePreferredSharedMemoryCarveout);
+    (void)(cudaKernelNodeAttributeDeviceUpdatableKernelNode);
+    (void)(cudaKernelNodeAttributeNvlinkUtilCentricScheduling);
+    (void)(cudaStreamLegacy);
+    (void)(cudaStreamPerThread);
+    (void)(cudaSurfaceType1D);
+    (void)(cudaSurfaceType2D);
+    (void)(cudaSurfaceType3D);
+    (void)(cudaSurfaceTypeCubemap);
+    (void)(cudaSurfaceType1DLayered);
+    (void)(cudaSurfaceType2DLayered);
+    (void)(cudaSurfaceTypeCubemapLayered);
+    (void)(cudaTextureType1D);
+    (void)(cudaTextureType2D);
+    (void)(cudaTextureType3D);
+    (void)(cudaTextureTypeCubemap);
+    (void)(cudaTextureType1DLayered);
+    (void)(cudaTextureType2DLayered);
+    (void)(cudaTextureTypeCubemapLayered);
 }
 #define CUBIND_TEST_USE_CONSTANTS() use_constants()
 #endif

@@ -81,6 +81,18 @@
 #include <nvml.h>
 #elif defined(CUBIND_TEST_MODULE_nvml)
 #include "cubind/nvml.h"
+#elif defined(CUBIND_TEST_MODULE_nvvm) && defined(CUBIND_TEST_NVIDIA)
+#include <nvvm.h>
+#elif defined(CUBIND_TEST_MODULE_nvvm)
+#include "cubind/nvvm.h"
+#elif defined(CUBIND_TEST_MODULE_nvfatbin) && defined(CUBIND_TEST_NVIDIA)
+#include <nvFatbin.h>
+#elif defined(CUBIND_TEST_MODULE_nvfatbin)
+#include "cubind/nvfatbin.h"
+#elif defined(CUBIND_TEST_MODULE_nvjpeg) && defined(CUBIND_TEST_NVIDIA)
+#include <nvjpeg.h>
+#elif defined(CUBIND_TEST_MODULE_nvjpeg)
+#include "cubind/nvjpeg.h"
 #else
 #error "define CUBIND_TEST_MODULE_<module>"
 #endif

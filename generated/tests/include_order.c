@@ -32,6 +32,9 @@
 #include <nccl.h>
 #include <cudnn.h>
 #include <nvml.h>
+#include <nvvm.h>
+#include <nvFatbin.h>
+#include <nvjpeg.h>
 #endif
 
 /* Each library's wrapper, NVIDIA's type and NVIDIA's function, side by side. */
@@ -63,6 +66,12 @@ int main(void)
     (void)&cudnnGetVersion;
     (void)&cubind_nvml_init;
     (void)&nvmlInit_v2;
+    (void)&cubind_nvvm_get_error_string;
+    (void)&nvvmGetErrorString;
+    (void)&cubind_nvfatbin_get_error_string;
+    (void)&nvFatbinGetErrorString;
+    (void)&cubind_nvjpeg_get_property;
+    (void)&nvjpegGetProperty;
     /* NVIDIA's inline helpers and C++ overloads, repeated on cubind's wrappers */
 #if defined(__cplusplus)
     {

@@ -310,6 +310,61 @@ static int nvml_missing_call(void)
 static const int nvml_no_gpu[] = { NVML_ERROR_UNINITIALIZED, NVML_ERROR_DRIVER_NOT_LOADED, NVML_ERROR_GPU_IS_LOST, NVML_ERROR_LIB_RM_VERSION_MISMATCH };
 static const char *const nvml_no_gpu_names[] = { "NVML_ERROR_UNINITIALIZED", "NVML_ERROR_DRIVER_NOT_LOADED", "NVML_ERROR_GPU_IS_LOST", "NVML_ERROR_LIB_RM_VERSION_MISMATCH" };
 
+/* libnvvm */
+static const char *const nvvm_sonames[] = { "libnvvm.so.4" };
+
+static int nvvm_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvvm_ir_version((int *)(void *)scratch, (int *)(void *)scratch, (int *)(void *)scratch, (int *)(void *)scratch);
+}
+
+static int nvvm_missing_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvvm_create_program((nvvmProgram *)(void *)scratch);
+}
+
+/* libnvfatbin */
+static const char *const nvfatbin_sonames[] = { "libnvfatbin.so.13", "libnvfatbin.so.12" };
+
+static int nvfatbin_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvfatbin_create((nvFatbinHandle *)(void *)scratch, (const char **)(void *)scratch, (size_t)0);
+}
+
+static int nvfatbin_missing_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvfatbin_create((nvFatbinHandle *)(void *)scratch, (const char **)(void *)scratch, (size_t)0);
+}
+
+/* libnvjpeg */
+static const char *const nvjpeg_sonames[] = { "libnvjpeg.so.13", "libnvjpeg.so.12", "libnvjpeg.so.11" };
+
+static int nvjpeg_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvjpeg_get_cudart_property((libraryPropertyType)0, (int *)(void *)scratch);
+}
+
+static int nvjpeg_missing_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_nvjpeg_get_cudart_property((libraryPropertyType)0, (int *)(void *)scratch);
+}
+
+/* The statuses of libnvjpeg that can mean "no usable GPU" (generator/libraries.toml `no_gpu`). */
+static const int nvjpeg_no_gpu[] = { NVJPEG_STATUS_EXECUTION_FAILED };
+static const char *const nvjpeg_no_gpu_names[] = { "NVJPEG_STATUS_EXECUTION_FAILED" };
+
 const struct cubind_test_library cubind_test_libraries[] = {
     {
         CUBIND_LIB_CUBLAS, "cublas", "CUBIND_CUBLAS_PATH", cublas_sonames, 3,
@@ -325,6 +380,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cublas_no_gpu, cublas_no_gpu_names, 1,
         CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED",
+        "libcublas.so.13",
     },
     {
         CUBIND_LIB_CUBLASLT, "cublasLt", "CUBIND_CUBLASLT_PATH", cublasLt_sonames, 3,
@@ -340,6 +396,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cublasLt_no_gpu, cublasLt_no_gpu_names, 1,
         CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED",
+        "libcublasLt.so.13",
     },
     {
         CUBIND_LIB_CUFFT, "cufft", "CUBIND_CUFFT_PATH", cufft_sonames, 3,
@@ -355,6 +412,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cufft_no_gpu, cufft_no_gpu_names, 2,
         CUFFT_INVALID_PLAN, "CUFFT_INVALID_PLAN",
+        "libcufft.so.12",
     },
     {
         CUBIND_LIB_CURAND, "curand", "CUBIND_CURAND_PATH", curand_sonames, 1,
@@ -370,6 +428,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         curand_no_gpu, curand_no_gpu_names, 1,
         CURAND_STATUS_VERSION_MISMATCH, "CURAND_STATUS_VERSION_MISMATCH",
+        "libcurand.so.10",
     },
     {
         CUBIND_LIB_CUSOLVER, "cusolver", "CUBIND_CUSOLVER_PATH", cusolver_sonames, 2,
@@ -385,6 +444,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cusolver_no_gpu, cusolver_no_gpu_names, 1,
         CUSOLVER_STATUS_ALLOC_FAILED, "CUSOLVER_STATUS_ALLOC_FAILED",
+        "libcusolver.so.12",
     },
     {
         CUBIND_LIB_CUSOLVERMG, "cusolverMg", "CUBIND_CUSOLVERMG_PATH", cusolverMg_sonames, 2,
@@ -400,6 +460,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cusolverMg_no_gpu, cusolverMg_no_gpu_names, 1,
         CUSOLVER_STATUS_ALLOC_FAILED, "CUSOLVER_STATUS_ALLOC_FAILED",
+        "libcusolverMg.so.12",
     },
     {
         CUBIND_LIB_CUSPARSE, "cusparse", "CUBIND_CUSPARSE_PATH", cusparse_sonames, 2,
@@ -415,6 +476,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cusparse_no_gpu, cusparse_no_gpu_names, 1,
         CUSPARSE_STATUS_ALLOC_FAILED, "CUSPARSE_STATUS_ALLOC_FAILED",
+        "libcusparse.so.12",
     },
     {
         CUBIND_LIB_RUNTIME, "runtime", "CUBIND_RUNTIME_PATH", runtime_sonames, 3,
@@ -430,6 +492,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         runtime_no_gpu, runtime_no_gpu_names, 8,
         cudaErrorInvalidValue, "cudaErrorInvalidValue",
+        "libcudart.so.13",
     },
     {
         CUBIND_LIB_DRIVER, "driver", "CUBIND_DRIVER_PATH", driver_sonames, 1,
@@ -445,6 +508,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 NULL,
         driver_no_gpu, driver_no_gpu_names, 7,
         CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+        "libcuda.so.1",
     },
     {
         CUBIND_LIB_NVRTC, "nvrtc", "CUBIND_NVRTC_PATH", nvrtc_sonames, 3,
@@ -460,6 +524,7 @@ NULL,
 "nvidia/cu13/lib",
         NULL, NULL, 0,
         NVRTC_ERROR_OUT_OF_MEMORY, "NVRTC_ERROR_OUT_OF_MEMORY",
+        "libnvrtc.so.13",
     },
     {
         CUBIND_LIB_NVJITLINK, "nvjitlink", "CUBIND_NVJITLINK_PATH", nvjitlink_sonames, 2,
@@ -475,6 +540,7 @@ NULL,
 "nvidia/cu13/lib",
         NULL, NULL, 0,
         NVJITLINK_ERROR_UNRECOGNIZED_OPTION, "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
+        "libnvJitLink.so.13",
     },
     {
         CUBIND_LIB_NCCL, "nccl", "CUBIND_NCCL_PATH", nccl_sonames, 1,
@@ -490,6 +556,7 @@ NULL,
 "nvidia/nccl/lib",
         nccl_no_gpu, nccl_no_gpu_names, 1,
         ncclSystemError, "ncclSystemError",
+        "libnccl.so.2",
     },
     {
         CUBIND_LIB_CUDNN, "cudnn", "CUBIND_CUDNN_PATH", cudnn_sonames, 1,
@@ -505,6 +572,7 @@ NULL,
 "nvidia/cudnn/lib",
         cudnn_no_gpu, cudnn_no_gpu_names, 2,
         CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH, "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
+        "libcudnn.so.9",
     },
     {
         CUBIND_LIB_NVML, "nvml", "CUBIND_NVML_PATH", nvml_sonames, 1,
@@ -520,7 +588,56 @@ NULL,
 NULL,
         nvml_no_gpu, nvml_no_gpu_names, 4,
         NVML_ERROR_INVALID_ARGUMENT, "NVML_ERROR_INVALID_ARGUMENT",
+        "libnvidia-ml.so.1",
+    },
+    {
+        CUBIND_LIB_NVVM, "nvvm", "CUBIND_NVVM_PATH", nvvm_sonames, 1,
+        NVVM_ERROR_PROGRAM_CREATION_FAILURE, "NVVM_ERROR_PROGRAM_CREATION_FAILURE",
+        NVVM_ERROR_IR_VERSION_MISMATCH, "NVVM_ERROR_IR_VERSION_MISMATCH",
+        "major-minor", 2, 1,
+        nvvm_first_call, "nvvmIRVersion",
+        nvvm_missing_call, "nvvmCreateProgram", "nvvmCreateProgram",
+        "13.0", 0, 0,
+        NULL, NULL, 0,
+        NVVM_ERROR_OUT_OF_MEMORY, "NVVM_ERROR_OUT_OF_MEMORY",
+        0,
+"nvidia/cu13/lib",
+        NULL, NULL, 0,
+        NVVM_ERROR_OUT_OF_MEMORY, "NVVM_ERROR_OUT_OF_MEMORY",
+        "libnvvm.so.4",
+    },
+    {
+        CUBIND_LIB_NVFATBIN, "nvfatbin", "CUBIND_NVFATBIN_PATH", nvfatbin_sonames, 2,
+        NVFATBIN_ERROR_INTERNAL, "NVFATBIN_ERROR_INTERNAL",
+        NVFATBIN_ERROR_INTERNAL, "NVFATBIN_ERROR_INTERNAL",
+        "major-minor", 2, 1,
+        nvfatbin_first_call, "nvFatbinCreate",
+        nvfatbin_missing_call, "nvFatbinCreate", "nvFatbinCreate",
+        "12.4", 0, 1,
+        NULL, NULL, 0,
+        NVFATBIN_ERROR_INTERNAL, "NVFATBIN_ERROR_INTERNAL",
+        0,
+"nvidia/cu13/lib",
+        NULL, NULL, 0,
+        NVFATBIN_ERROR_INTERNAL, "NVFATBIN_ERROR_INTERNAL",
+        "libnvfatbin.so.12",
+    },
+    {
+        CUBIND_LIB_NVJPEG, "nvjpeg", "CUBIND_NVJPEG_PATH", nvjpeg_sonames, 3,
+        NVJPEG_STATUS_NOT_INITIALIZED, "NVJPEG_STATUS_NOT_INITIALIZED",
+        NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED, "NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED",
+        "property", 3, 3,
+        nvjpeg_first_call, "nvjpegGetCudartProperty",
+        nvjpeg_missing_call, "nvjpegGetCudartProperty", "nvjpegGetCudartProperty",
+        "12.3.1", 0, 1,
+        NULL, NULL, 0,
+        NVJPEG_STATUS_NOT_INITIALIZED, "NVJPEG_STATUS_NOT_INITIALIZED",
+        0,
+"nvidia/cu13/lib",
+        nvjpeg_no_gpu, nvjpeg_no_gpu_names, 1,
+        NVJPEG_STATUS_NOT_INITIALIZED, "NVJPEG_STATUS_NOT_INITIALIZED",
+        "libnvjpeg.so.12",
     },
 };
 
-const size_t cubind_test_library_count = 14;
+const size_t cubind_test_library_count = 17;

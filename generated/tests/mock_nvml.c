@@ -13,7 +13,7 @@
 
 #define MOCK_API __attribute__((visibility("default")))
 #if defined(CUBIND_MOCK_AS_RELEASED)
-/* The installed mocks (docs/mocks.md): CUDA 13.0's version, unless CUBIND_MOCK_VERSION says another */
+/* The installed mocks (docs/mocks.md): CUDA 12.4's version, unless CUBIND_MOCK_VERSION says another */
 #define cubind_mock_version(property, value) cubind_mock_version_of((property), (value), 12, 0, 0)
 #endif
 

@@ -34,5 +34,8 @@
 #include <nccl.h>
 #include <cudnn.h>
 #include <nvml.h>
+#include <nvvm.h>
+#include <nvFatbin.h>
+#include <nvjpeg.h>
 
 #endif /* CUBIND_TEST_NVIDIA_HEADERS_H */

@@ -44,11 +44,23 @@ IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 SCOPES = (ci.CursorKind.LINKAGE_SPEC, ci.CursorKind.UNEXPOSED_DECL, ci.CursorKind.NAMESPACE)
 
 
-def library_file(library: Library) -> tuple[Path, str] | None:
+def release_lib_dirs(config: Config, library: Library) -> tuple[Path, ...]:
+    """The releases cache's lib dirs of the releases the library's headers come from (headers_release:
+    nvFatbin's and nvJPEG's 12.4, which the toolkit here lacks; make fetch-release-libs)."""
+    return tuple(releases.cache_root() / unit.headers_release / "lib" for unit in config.units
+                 if unit.headers_release is not None and any(m.library == library.name for m in unit.modules))
+
+
+def library_file(library: Library, config: Config) -> tuple[Path, str] | None:
     """The library's file and what it is: the newest soname in the toolkit's or the system's
-    directories, else the toolkit's link-time stub of that soname family."""
+    directories, else in the releases cache's lib dir of the release its headers come from, else
+    the toolkit's link-time stub of that soname family."""
     for soname in library.sonames:
         for directory in (*(CUDA / d for d in LIBRARY_DIRS), *SYSTEM_DIRS):
+            if (directory / soname).is_file():
+                return directory / soname, "library"
+    for soname in library.sonames:
+        for directory in release_lib_dirs(config, library):
             if (directory / soname).is_file():
                 return directory / soname, "library"
     stem = library.sonames[0].split(".so")[0]
@@ -152,7 +164,7 @@ def test_every_declared_export_is_bound_or_listed() -> None:
     problems: list[str] = []
     compared = 0
     for library in config.libraries:
-        found = library_file(library)
+        found = library_file(library, config)
         if found is None:
             print(f"{library.name}: no file of {', '.join(library.sonames)} here: not compared")
             continue

@@ -37,11 +37,19 @@ def probe(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
                           timeout=60)
 
 
+def mock_soname(library) -> str:
+    """The soname a library's mocks carry (generated/build.mk's CUBIND_SONAME_<lib>: the newest of a
+    major the bindings read, libnvjpeg.so.12 with 12.4's headers)."""
+    build_mk = (Path(__file__).resolve().parents[2] / "generated" / "build.mk").read_text()
+    found = re.search(rf"^CUBIND_SONAME_{re.escape(library.name)} := (\S+)$", build_mk, re.MULTILINE)
+    return found.group(1) if found else library.sonames[0]
+
+
 def mock_env(directory: str | None) -> dict[str, str]:
-    """CUBIND_<LIB>_PATH of every library to its mock in `directory` (named by the newest soname)."""
+    """CUBIND_<LIB>_PATH of every library to its mock in `directory` (named by its mock soname)."""
     if directory is None:
         pytest.skip("no mock tree: make test-probe builds the mocks and names them")
-    env = {lib.env_var: str(Path(directory) / lib.sonames[0]) for lib in LIBRARIES.values()}
+    env = {lib.env_var: str(Path(directory) / mock_soname(lib)) for lib in LIBRARIES.values()}
     for path in env.values():
         assert Path(path).is_file(), path
     return env

@@ -31,7 +31,10 @@ typedef enum cubind_library {
     CUBIND_LIB_NCCL = 11, /* libnccl.so.2; CUBIND_NCCL_PATH */
     CUBIND_LIB_CUDNN = 12, /* libcudnn.so.9; CUBIND_CUDNN_PATH */
     CUBIND_LIB_NVML = 13, /* libnvidia-ml.so.1; CUBIND_NVML_PATH */
-    CUBIND_LIBRARY_COUNT = 14
+    CUBIND_LIB_NVVM = 14, /* libnvvm.so.4; CUBIND_NVVM_PATH */
+    CUBIND_LIB_NVFATBIN = 15, /* libnvfatbin.so.13, libnvfatbin.so.12; CUBIND_NVFATBIN_PATH */
+    CUBIND_LIB_NVJPEG = 16, /* libnvjpeg.so.13, libnvjpeg.so.12, libnvjpeg.so.11; CUBIND_NVJPEG_PATH */
+    CUBIND_LIBRARY_COUNT = 17
 } cubind_library;
 
 /* Version of the cubind generator that wrote these headers, and of the CUDA headers it read. */

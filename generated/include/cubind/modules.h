@@ -31,5 +31,8 @@
 #include "cubind/nccl.h"
 #include "cubind/cudnn.h"
 #include "cubind/nvml.h"
+#include "cubind/nvvm.h"
+#include "cubind/nvfatbin.h"
+#include "cubind/nvjpeg.h"
 
 #endif /* CUBIND_MODULES_H */

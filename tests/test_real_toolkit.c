@@ -1,0 +1,164 @@
+/*
+ * tests/test_real_toolkit.c - the toolkit's compiler and codec libraries on their real files, with no
+ * GPU: NVVM from the toolkit ($CUDA_PATH, else /usr/local/cuda) compiles NVVM IR to PTX; nvFatbin
+ * (CUBIND_NVFATBIN_PATH: CUDA 12.4's, from the releases cache) packs that PTX into a fat binary;
+ * nvJPEG (CUBIND_NVJPEG_PATH: 12.4's) answers its version and, without a GPU, refuses a handle with
+ * the status a program gets from NVIDIA's library, recorded with why no GPU can be used.
+ * make test-real-toolkit sets the paths.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cubind/cubind.h"
+
+/* NVVM IR (LLVM 7 text, NVVM IR 2.0) of one kernel that doubles a[threadIdx.x]. */
+static const char nvvm_ir[] =
+    "target datalayout = \"e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-"
+    "f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64\"\n"
+    "target triple = \"nvptx64-unknown-cuda\"\n"
+    "define void @cubind_scale(float* %a) {\n"
+    "entry:\n"
+    "  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  %p = getelementptr float, float* %a, i32 %tid\n"
+    "  %v = load float, float* %p\n"
+    "  %w = fmul float %v, 2.0\n"
+    "  store float %w, float* %p\n"
+    "  ret void\n"
+    "}\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "!nvvm.annotations = !{!0}\n"
+    "!0 = !{void (float*)* @cubind_scale, !\"kernel\", i32 1}\n"
+    "!nvvmir.version = !{!1}\n"
+    "!1 = !{i32 2, i32 0, i32 3, i32 1}\n";
+
+/* The PTX NVVM made of nvvm_ir (NUL-terminated), for nvFatbin. */
+static char *compiled_ptx;
+
+static void test_nvvm_compiles_ir_to_ptx(void **state)
+{
+    nvvmProgram program;
+    const char *options[] = {"-arch=compute_75"};
+    struct cubind_library_info info = {.size = sizeof info};
+    size_t size = 0;
+    int major = -1, minor = -1;
+    (void)state;
+    assert_int_equal(cubind_nvvm_version(&major, &minor), NVVM_SUCCESS);
+    assert_int_equal(cubind_library_info(CUBIND_LIB_NVVM, &info), CUBIND_OK);
+    print_message("NVVM %d.%d, %s (%s)\n", major, minor, info.real_path, info.version_source);
+    /* the loader asked the same query: NVVM's own version, not CUDA's nor libnvvm.so.4's number */
+    assert_true(major >= 2);
+    assert_int_equal(info.version_major, major);
+    assert_int_equal(info.version_minor, minor);
+    assert_int_equal(cubind_nvvm_create_program(&program), NVVM_SUCCESS);
+    assert_int_equal(cubind_nvvm_add_module_to_program(program, nvvm_ir, sizeof nvvm_ir - 1, "scale"), NVVM_SUCCESS);
+    assert_int_equal(cubind_nvvm_compile_program(program, 1, options), NVVM_SUCCESS);
+    assert_int_equal(cubind_nvvm_get_compiled_result_size(program, &size), NVVM_SUCCESS);
+    assert_true(size > 1);
+    compiled_ptx = malloc(size);
+    assert_non_null(compiled_ptx);
+    assert_int_equal(cubind_nvvm_get_compiled_result(program, compiled_ptx), NVVM_SUCCESS);
+    assert_non_null(strstr(compiled_ptx, ".entry cubind_scale("));
+    assert_non_null(strstr(compiled_ptx, ".target sm_75"));
+    assert_int_equal(cubind_nvvm_destroy_program(&program), NVVM_SUCCESS);
+    assert_int_equal(cubind_last_error()->kind, CUBIND_OK);
+}
+
+/* NVVM's failure is the library's status, recorded with its name. */
+static void test_nvvm_bad_ir_is_recorded(void **state)
+{
+    nvvmProgram program;
+    static const char bad[] = "this is not NVVM IR";
+    nvvmResult status;
+    (void)state;
+    assert_int_equal(cubind_nvvm_create_program(&program), NVVM_SUCCESS);
+    assert_int_equal(cubind_nvvm_add_module_to_program(program, bad, sizeof bad - 1, "bad"), NVVM_SUCCESS);
+    status = cubind_nvvm_compile_program(program, 0, NULL);
+    print_message("nvvmCompileProgram(bad IR) -> %s\n", cubind_status_name(CUBIND_LIB_NVVM, status));
+    assert_int_not_equal(status, NVVM_SUCCESS);
+    assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_STATUS);
+    assert_string_equal(cubind_last_error()->function, "nvvmCompileProgram");
+    assert_string_equal(cubind_last_error()->status_name, cubind_status_name(CUBIND_LIB_NVVM, status));
+    assert_int_equal(cubind_nvvm_destroy_program(&program), NVVM_SUCCESS);
+}
+
+static void test_nvfatbin_packs_ptx(void **state)
+{
+    nvFatbinHandle fatbin;
+    unsigned int major = 0, minor = 0;
+    size_t size = 0;
+    unsigned char *image;
+    uint32_t magic;
+    (void)state;
+    assert_non_null(compiled_ptx);
+    assert_int_equal(cubind_nvfatbin_version(&major, &minor), NVFATBIN_SUCCESS);
+    print_message("nvFatbin %u.%u\n", major, minor);
+    assert_true(major >= 12);
+    assert_int_equal(cubind_nvfatbin_create(&fatbin, NULL, 0), NVFATBIN_SUCCESS);
+    assert_int_equal(cubind_nvfatbin_add_ptx(fatbin, compiled_ptx, strlen(compiled_ptx) + 1, "75", "scale", NULL),
+                     NVFATBIN_SUCCESS);
+    assert_int_equal(cubind_nvfatbin_size(fatbin, &size), NVFATBIN_SUCCESS);
+    assert_true(size > 16);
+    image = malloc(size);
+    assert_non_null(image);
+    assert_int_equal(cubind_nvfatbin_get(fatbin, image), NVFATBIN_SUCCESS);
+    memcpy(&magic, image, sizeof magic);
+    /* fatbinary_section.h: FATBIN_MAGIC 0xBA55ED50, the header of a fat binary */
+    assert_int_equal(magic, 0xBA55ED50u);
+    print_message("fat binary of %zu bytes, magic %#x\n", size, (unsigned)magic);
+    free(image);
+    assert_int_equal(cubind_nvfatbin_destroy(&fatbin), NVFATBIN_SUCCESS);
+    free(compiled_ptx);
+    compiled_ptx = NULL;
+}
+
+static void test_nvjpeg_version_and_handle(void **state)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    nvjpegHandle_t handle = NULL;
+    nvjpegStatus_t status;
+    int major = -1, minor = -1, gpus = 0;
+    (void)state;
+    assert_int_equal(cubind_nvjpeg_get_property(MAJOR_VERSION, &major), NVJPEG_STATUS_SUCCESS);
+    assert_int_equal(cubind_nvjpeg_get_property(MINOR_VERSION, &minor), NVJPEG_STATUS_SUCCESS);
+    assert_int_equal(cubind_library_info(CUBIND_LIB_NVJPEG, &info), CUBIND_OK);
+    print_message("nvJPEG %d.%d, %s\n", major, minor, info.real_path);
+    assert_int_equal(info.version_major, major);
+    assert_int_equal(info.version_minor, minor);
+    if (cubind_gpu_count(&gpus) != CUBIND_OK)
+        gpus = 0;
+    cubind_clear_error();
+    status = cubind_nvjpeg_create_simple(&handle);
+    print_message("nvjpegCreateSimple -> %s: %s\n", cubind_status_name(CUBIND_LIB_NVJPEG, status),
+                  cubind_last_error()->message);
+    if (gpus > 0) {
+        assert_int_equal(status, NVJPEG_STATUS_SUCCESS);
+        assert_int_equal(cubind_nvjpeg_destroy(handle), NVJPEG_STATUS_SUCCESS);
+        return;
+    }
+    /* without a GPU: the real answer (12.3.1 here: NVJPEG_STATUS_EXECUTION_FAILED), recorded, and the
+     * message says why no GPU can be used (libraries.toml: nvjpeg's no_gpu) */
+    assert_int_equal(status, NVJPEG_STATUS_EXECUTION_FAILED);
+    assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_STATUS);
+    assert_string_equal(cubind_last_error()->function, "nvjpegCreateSimple");
+    assert_string_equal(cubind_last_error()->status_name, "NVJPEG_STATUS_EXECUTION_FAILED");
+    /* "... (6): no CUDA driver: libcuda not found; tried: ..." here; "no GPU ..." beside a driver */
+    assert_true(strstr(cubind_last_error()->message, "no CUDA driver") != NULL ||
+                strstr(cubind_last_error()->message, "GPU") != NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nvvm_compiles_ir_to_ptx),
+        cmocka_unit_test(test_nvvm_bad_ir_is_recorded),
+        cmocka_unit_test(test_nvfatbin_packs_ptx),
+        cmocka_unit_test(test_nvjpeg_version_and_handle),
+    };
+    return cmocka_run_group_tests_name("real toolkit libraries: NVVM, nvFatbin, nvJPEG", tests, NULL, NULL);
+}
