@@ -18,6 +18,11 @@ struct __nv_bfloat16;
 typedef struct __nv_bfloat16 __nv_bfloat16;
 
 /* vector_types.h */
+struct uint3 {
+    unsigned int x;
+    unsigned int y;
+    unsigned int z;
+};
 /* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
 struct float2 {
     float x;

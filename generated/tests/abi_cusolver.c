@@ -4469,6 +4469,10 @@ int main(void)
     SIGNED(CUSOLVERDN_POTRF);
     SIGNED(CUSOLVERDN_SYEVBATCHED);
     SIZE("cusolverDnFunction_t", cusolverDnFunction_t);
+    SIZE("struct uint3", struct uint3);
+    FIELD("struct uint3", struct uint3, x);
+    FIELD("struct uint3", struct uint3, y);
+    FIELD("struct uint3", struct uint3, z);
     SIZE("struct float2", struct float2);
     FIELD("struct float2", struct float2, x);
     FIELD("struct float2", struct float2, y);
@@ -4477,6 +4481,10 @@ int main(void)
     FIELD("struct double2", struct double2, y);
     SIZE("float2", float2);
     SIZE("double2", double2);
+    SIZE("struct dim3", struct dim3);
+    FIELD("struct dim3", struct dim3, x);
+    FIELD("struct dim3", struct dim3, y);
+    FIELD("struct dim3", struct dim3, z);
     SIZE("cuFloatComplex", cuFloatComplex);
     SIZE("cuDoubleComplex", cuDoubleComplex);
     SIZE("cuComplex", cuComplex);
