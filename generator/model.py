@@ -380,11 +380,11 @@ def _add_inline_definitions(groups: list[TypeGroup], irs: list[dict]) -> None:
             continue
         group.functions = [{"name": f["name"], "line": f["line"], "declarator": spaced(f["declarator"]),
                             "body": _join(f["body"])} for f in entry["functions"]]
-        for record in group.entries:
+        for i, record in enumerate(group.entries):
             members = entry["members"].get(record["name"]) if record["kind"] in ("struct", "union") else None
-            if members:
-                record["cplusplus_members"] = {standard: [_member(tokens) for tokens in defined]
-                                               for standard, defined in members.items()}
+            if members:  # a copy: the entry is the IR's, written as it was read
+                group.entries[i] = {**record, "cplusplus_members": {standard: [_member(tokens) for tokens in defined]
+                                                                    for standard, defined in members.items()}}
 
 
 def _member(tokens: list[str]) -> str:

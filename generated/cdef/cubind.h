@@ -33,6 +33,7 @@ struct double2 {
     double x;
     double y;
 };
+typedef struct uint3 uint3;
 typedef struct float2 float2;
 typedef struct double2 double2;
 struct dim3 {

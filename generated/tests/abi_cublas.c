@@ -4220,12 +4220,14 @@ int main(void)
     SIZE("struct double2", struct double2);
     FIELD("struct double2", struct double2, x);
     FIELD("struct double2", struct double2, y);
+    SIZE("uint3", uint3);
     SIZE("float2", float2);
     SIZE("double2", double2);
     SIZE("struct dim3", struct dim3);
     FIELD("struct dim3", struct dim3, x);
     FIELD("struct dim3", struct dim3, y);
     FIELD("struct dim3", struct dim3, z);
+    SIZE("dim3", dim3);
     SIGNED(cudaSuccess);
     SIGNED(cudaErrorInvalidValue);
     SIGNED(cudaErrorMemoryAllocation);

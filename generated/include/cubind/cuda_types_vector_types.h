@@ -39,6 +39,7 @@ struct double2 {
     CUBIND_ALIGNAS(16) double x;
     double y;
 };
+typedef struct uint3 uint3;
 typedef struct float2 float2;
 typedef struct double2 double2;
 struct dim3 {
