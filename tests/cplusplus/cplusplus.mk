@@ -39,3 +39,7 @@ test-cplusplus: $(CPLUSPLUS_TESTS) $(C_STYLE_TESTS) $(MOCKS)
 	    env $(MOCK_ENV) $$p || { echo "test-cplusplus: $$p failed"; exit 1; }; \
 	done
 	@$(RESULTS) passed test-cplusplus
+
+# The GPU run (tests/gpu/cplusplus.sh, from tests/gpu/run.sh): the C program on NVIDIA's real
+# libraries. (nvidia_style.cpp launches a host function as a kernel: a program for the mocks only.)
+gpu-build: $(C_STYLE_TESTS)
