@@ -23,6 +23,8 @@ class TypeGroup:
     entries: list[dict] = field(default_factory=list)
     constants: list[dict] = field(default_factory=list)
     literals: list[dict] = field(default_factory=list)  # floating, string and pointer constants
+    # NVIDIA's static inline functions of the header, in cubind's copy: {name, line, declarator, body}
+    functions: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -195,6 +197,8 @@ def build(config: Config, irs: list[dict]) -> Model:
     shared_groups = _groups(shared_entries, rank)
     _add_constants(shared_groups, [(ir, k, key) for ir in irs for key in ("constants", "literal_constants")
                                    for k in ir.get(key, []) if config.module_of_header(k["header"]) is None], rank)
+
+    _add_inline_definitions(shared_groups, irs)
 
     graph = header_closure.include_graph(irs)
     shared_headers = list(dict.fromkeys(g.header for g in shared_groups))
@@ -369,6 +373,38 @@ def _cplusplus(ir: dict, unit, module) -> list[dict]:
         return cubind_name(owner.name, name, owner.prefix, owner.exceptions, publics)
 
     return cplusplus.module_definitions(ir, unit, module, rename, name_of, _join)
+
+
+def _add_inline_definitions(groups: list[TypeGroup], irs: list[dict]) -> None:
+    """NVIDIA's inline definitions of a shared header (the IR's `inline_definitions`) in cubind's
+    copy of it: its functions after the group's declarations, and each structure's C++ members
+    (`cplusplus_members`: standard -> definitions as text) inside the structure."""
+    definitions: dict[str, dict] = {}
+    for ir in irs:
+        for header, entry in ir.get("inline_definitions", {}).items():
+            merged = definitions.setdefault(header, {"functions": entry["functions"], "members": {}})
+            merged["members"].update(entry["members"])
+    for group in groups:
+        entry = definitions.get(group.header)
+        if group.cplusplus_class or entry is None:
+            continue
+        group.functions = [{"name": f["name"], "line": f["line"], "declarator": spaced(f["declarator"]),
+                            "body": _join(f["body"])} for f in entry["functions"]]
+        for i, record in enumerate(group.entries):
+            members = entry["members"].get(record["name"]) if record["kind"] in ("struct", "union") else None
+            if members:  # a copy: the entry is the IR's, written as it was read
+                group.entries[i] = {**record, "cplusplus_members": {standard: [_member(tokens) for tokens in defined]
+                                                                    for standard, defined in members.items()}}
+
+
+def _member(tokens: list[str]) -> str:
+    """A C++ member definition as one line: `constexpr dim3(unsigned int vx = 1) : x(vx) {}`."""
+    body = tokens.index("{") if "{" in tokens else len(tokens)
+    while body > 0 and tokens[body - 1] not in (")", "}", "const", "noexcept"):
+        body = tokens.index("{", body + 1)   # a brace of an initializer (`x{v}`), not the body
+    head = spaced(tokens[:body])
+    rest = tokens[body:]
+    return head + " " + ("{}" if rest == ["{", "}"] else "{ " + spaced(rest[1:-1]) + " }")
 
 
 def _join(tokens: list[str]) -> str:

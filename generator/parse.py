@@ -6,7 +6,7 @@ import functools
 
 import clang.cindex as ci
 
-from . import VERSION, clang_ext, cplusplus, header_constants, layout, macros
+from . import VERSION, clang_ext, cplusplus, header_constants, inline_copies, layout, macros
 from .config import Config, Unit
 from .declarators import category, decay, declare
 from .names import cubind_name
@@ -213,10 +213,25 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
                 selector.visit_cxx_type(t, cxx)
             else:
                 selector.visit_type(t)
+    # NVIDIA's inline definitions in the shared headers cubind copies, and the types they name
+    # (dim3's `operator uint3`): until no new header is reached.
+    inline_definitions: dict[str, dict] = {}
+    while pending := sorted(h for h in selector.headers() - own - set(inline_definitions)
+                            if config.module_of_header(h) is None):
+        for header in pending:
+            inline_definitions[header] = inline_copies.read(include_dirs, header, tuple(config.c_args),
+                                                            tuple(config.cxx_args))
+            named = inline_copies.names(inline_definitions[header])
+            for cursor in selector.order:   # a structure and its typedef (`struct uint3`, `uint3`)
+                if cursor.spelling in named:
+                    selector.visit_decl(cursor)
     # Every enum of every header a declaration is repeated from, and of the unit's own headers.
     repeated_headers = own | selector.headers()
     selector.seed_enums(repeated_headers)
     types = selector.entries()
+    records = {e["name"] for e in types if e["kind"] in ("struct", "union") and e.get("complete")}
+    inline_definitions = {h: d for h, e in sorted(inline_definitions.items())
+                          if (d := inline_copies.selected(e, records))["functions"] or d["members"]}
     guard_of = {h: macros.presence_macro([c, cxx], h) for h in sorted(repeated_headers)}
     declared = {n for e in types for n in (e["name"], e["typedef"]) if n} | \
         {k["name"] for e in types if e["kind"] == "enum" for k in e["constants"]}
@@ -264,6 +279,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         "guards": guards,
         "standard_headers": sorted(selector.standard_headers),
         "cplusplus": cxx_definitions,
+        "inline_definitions": inline_definitions,
         ABI_KEY: {"functions": abi, "records": layouts.records},
     }
 

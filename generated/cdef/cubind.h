@@ -18,6 +18,11 @@ struct __nv_bfloat16;
 typedef struct __nv_bfloat16 __nv_bfloat16;
 
 /* vector_types.h */
+struct uint3 {
+    unsigned int x;
+    unsigned int y;
+    unsigned int z;
+};
 /* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
 struct float2 {
     float x;
@@ -28,6 +33,7 @@ struct double2 {
     double x;
     double y;
 };
+typedef struct uint3 uint3;
 typedef struct float2 float2;
 typedef struct double2 double2;
 struct dim3 {

@@ -2319,6 +2319,11 @@ int main(void)
     SIGNED(cudaTextureTypeCubemapLayered);
     POINTER(cudaStreamLegacy);
     POINTER(cudaStreamPerThread);
+    SIZE("struct uint3", struct uint3);
+    FIELD("struct uint3", struct uint3, x);
+    FIELD("struct uint3", struct uint3, y);
+    FIELD("struct uint3", struct uint3, z);
+    SIZE("uint3", uint3);
     SIZE("struct dim3", struct dim3);
     FIELD("struct dim3", struct dim3, x);
     FIELD("struct dim3", struct dim3, y);

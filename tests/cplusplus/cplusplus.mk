@@ -14,7 +14,7 @@ CPLUSPLUS_TEST_DIR := $(TEST_BUILD)
 CPLUSPLUS_VARIANTS := g++-alone g++-cuda g++-inline $(if $(SAN),,clang++-alone clang++-cuda clang++-inline)
 CPLUSPLUS_TESTS := $(foreach v,$(CPLUSPLUS_VARIANTS),$(CPLUSPLUS_TEST_DIR)/nvidia_style-$(v))
 # tests/cplusplus/nvidia_style_c.c, its C counterpart (flags by name, a captured graph, cuBLASXt, the
-# profiler APIs), with gcc and clang, cubind's headers alone and with CUDA's include directory.
+# profiler APIs, cuComplex.h's arithmetic: -lm, as with NVIDIA's header), with gcc and clang, cubind's headers alone and with CUDA's include directory.
 C_STYLE_VARIANTS := gcc-alone gcc-cuda $(if $(SAN),,clang-alone clang-cuda)
 C_STYLE_TESTS := $(foreach v,$(C_STYLE_VARIANTS),$(CPLUSPLUS_TEST_DIR)/nvidia_style_c-$(v))
 cplusplus_compiler = $(firstword $(subst -, ,$(1)))
@@ -32,10 +32,14 @@ $(CPLUSPLUS_TEST_DIR)/nvidia_style_c-%: tests/cplusplus/nvidia_style_c.c $(LIBRA
                                          tests/cplusplus/cplusplus.mk
 	@mkdir -p $(dir $@)
 	$(call cplusplus_compiler,$*) $(WARNINGS) $(SAN_FLAGS) -I$(BUILD)/include $(call cplusplus_flags,$*) -Itests $< -o $@ \
-	    $(TEST_LIBS) $(MOCK_LIBS)
+	    $(TEST_LIBS) $(MOCK_LIBS) -lm
 
 test-cplusplus: $(CPLUSPLUS_TESTS) $(C_STYLE_TESTS) $(MOCKS)
 	@for p in $(CPLUSPLUS_TESTS) $(C_STYLE_TESTS); do \
 	    env $(MOCK_ENV) $$p || { echo "test-cplusplus: $$p failed"; exit 1; }; \
 	done
 	@$(RESULTS) passed test-cplusplus
+
+# The GPU run (tests/gpu/cplusplus.sh, from tests/gpu/run.sh): the C program on NVIDIA's real
+# libraries. (nvidia_style.cpp launches a host function as a kernel: a program for the mocks only.)
+gpu-build: $(C_STYLE_TESTS)

@@ -1,11 +1,13 @@
 // tests/cplusplus/nvidia_style.cpp - a C++ program in NVIDIA's usual style, written for
 // cuda_runtime.h with NVIDIA's names replaced by cubind's and nothing else: default stream
 // arguments left out, typed allocations without casts, a stream captured into a graph, a channel
-// description by type, occupancy and launches through the templates (make test-cplusplus, against the mocks: the recorder says
-// which NVIDIA function each call reached, so a template that bypassed cubind would show).
+// description by type, occupancy and launches through the templates, dim3's constructors, and
+// cuComplex.h's helpers (make test-cplusplus, against the mocks: the recorder says which NVIDIA
+// function each call reached, so a template that bypassed cubind would show).
 #include <cstdio>
 #include <cstring>
 
+#include "cubind/cublas.h"
 #include "cubind/runtime.h"
 extern "C" {
 #include "mock/recorder.h"
@@ -99,11 +101,36 @@ int main()
 
     int count = n;
     void *args[] = {&device, &count};
-    // Braces, not dim3(2): cubind's dim3 has no constructors yet (docs/nvidia-headers.md).
-    const dim3 grid = {2, 1, 1};
-    const dim3 block = {128, 1, 1};
+    // vector_types.h's constructors: the dimensions left out are 1, and a uint3 converts both ways.
+    const dim3 grid(2);
+    const dim3 block(128, 2);
+    const dim3 unit;
+    const uint3 index = dim3(4, 5, 6);
+    const dim3 back(index);
+    if (grid.x != 2 || grid.y != 1 || grid.z != 1 || block.y != 2 || block.z != 1 || unit.x != 1 || unit.z != 1 ||
+        index.z != 6 || back.y != 5) {
+        std::printf("FAIL dim3's constructors: grid %u,%u,%u block %u,%u,%u\n", grid.x, grid.y, grid.z, block.x,
+                    block.y, block.z);
+        failures++;
+    }
     check("launch kernel, default shared memory and stream", cubind_runtime_launch_kernel(kernel, grid, block, args));
     reached("launch kernel", "cudaLaunchKernel");
+    check("launch kernel, dim3 temporaries", cubind_runtime_launch_kernel(kernel, dim3(n / 128), dim3(128), args));
+    reached("launch kernel with dim3 temporaries", "cudaLaunchKernel");
+
+    // cuComplex.h's helpers (cublas_api.h includes it): the same values as NVIDIA's.
+    const cuComplex z = make_cuComplex(3.0f, 4.0f);
+    const cuComplex norm = cuCmulf(z, cuConjf(z));
+    const cuDoubleComplex d = cuComplexFloatToDouble(cuCaddf(z, make_cuFloatComplex(1.0f, -4.0f)));
+    const cuDoubleComplex fma = cuCfma(d, make_cuDoubleComplex(0.0, 1.0), d);
+    const cuComplex quotient = cuCdivf(norm, z);
+    if (cuCabsf(z) != 5.0f || cuCrealf(norm) != 25.0f || cuCimagf(norm) != 0.0f || cuCreal(d) != 4.0 ||
+        cuCreal(fma) != 4.0 || cuCimag(fma) != 4.0 || cuCabs(make_cuDoubleComplex(6.0, 8.0)) != 10.0 ||
+        cuCabsf(cuCsubf(quotient, cuConjf(z))) > 1e-5f) {
+        std::printf("FAIL cuComplex.h's helpers: |z| %g, z*conj(z) %g%+gi\n", static_cast<double>(cuCabsf(z)),
+                    static_cast<double>(cuCrealf(norm)), static_cast<double>(cuCimagf(norm)));
+        failures++;
+    }
 
     check("free", cubind_runtime_free(device));
     check("free host", cubind_runtime_free_host(host));

@@ -1,9 +1,10 @@
 /* tests/cplusplus/nvidia_style_c.c - a C program in NVIDIA's usual style, with NVIDIA's names
  * replaced by cubind's and nothing else: the flags and special values of driver_types.h by their
  * names (cudaStreamNonBlocking, cudaEventDisableTiming, cudaHostAllocMapped, cudaCpuDeviceId, ...),
- * a stream captured into a graph, cuBLASXt, and the profiler APIs of the runtime and the driver
- * (make test-cplusplus, against the mocks: the recorder says which NVIDIA function each call reached). */
+ * a stream captured into a graph, cuBLASXt, the profiler APIs of the runtime and the driver, and
+ * cuComplex.h's complex arithmetic (make test-cplusplus, against the mocks: the recorder says which NVIDIA function each call reached). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cubind/cublasXt.h"
@@ -12,11 +13,14 @@
 #include "mock/recorder.h"
 
 static int failures;
+/* CUBIND_TEST_REAL_LIBRARIES set (tests/gpu/cplusplus.sh): NVIDIA's libraries on a GPU, no recorder
+ * to ask, and cuBLASXt's product is checked. */
+static int real;
 
 /* `status` is success (0 in every library) and the mock's last call is `symbol`. */
 static void called(const char *what, int status, const char *symbol)
 {
-    const char *last = cubind_mock_last_symbol();
+    const char *last = real ? symbol : cubind_mock_last_symbol();
     if (status != 0 || last == NULL || strcmp(last, symbol) != 0) {
         printf("FAIL %s: status %d, the mock's last call %s, not %s\n", what, status, last ? last : "(none)", symbol);
         failures++;
@@ -33,6 +37,7 @@ int main(void)
     void *pinned = NULL;
     int devices[1] = {0};
     float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {0}, one = 1, zero = 0;
+    real = getenv("CUBIND_TEST_REAL_LIBRARIES") != NULL;
     called("set device flags", cubind_runtime_set_device_flags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost),
            "cudaSetDeviceFlags");
     called("stream create with flags", cubind_runtime_stream_create_with_flags(&stream, cudaStreamNonBlocking),
@@ -55,6 +60,27 @@ int main(void)
     called("cuBLASXt sgemm",
            cubind_cublasXt_sgemm(xt, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a, 2, b, 2, &zero, c, 2), "cublasXtSgemm");
     called("cuBLASXt destroy", cubind_cublasXt_destroy(xt), "cublasXtDestroy");
+    if (real && (c[0] != 1 || c[1] != 2 || c[2] != 3 || c[3] != 4)) {
+        printf("FAIL cuBLASXt's product: %g %g %g %g, not a's 1 2 3 4\n", c[0], c[1], c[2], c[3]);
+        failures++;
+    }
+    {
+        /* cuComplex.h's helpers (cublas_api.h includes it): the same values as NVIDIA's. */
+        cuComplex z = make_cuComplex(3.0f, 4.0f);
+        cuComplex norm = cuCmulf(z, cuConjf(z));
+        cuDoubleComplex d = cuComplexFloatToDouble(cuCaddf(z, make_cuFloatComplex(1.0f, -4.0f)));
+        cuDoubleComplex fma = cuCfma(d, make_cuDoubleComplex(0.0, 1.0), d);
+        cuComplex quotient = cuCdivf(norm, z);
+        cuFloatComplex back = cuComplexDoubleToFloat(cuCsub(d, make_cuDoubleComplex(1.0, 0.0)));
+        if (cuCabsf(z) != 5.0f || cuCrealf(norm) != 25.0f || cuCimagf(norm) != 0.0f || cuCreal(d) != 4.0 ||
+            cuCreal(fma) != 4.0 || cuCimag(fma) != 4.0 || cuCabs(make_cuDoubleComplex(6.0, 8.0)) != 10.0 ||
+            cuCrealf(back) != 3.0f || cuCabsf(cuCsubf(quotient, cuConjf(z))) > 1e-5f ||
+            cuCabs(cuCdiv(cuCmul(d, d), d)) - 4.0 > 1e-12) {
+            printf("FAIL cuComplex.h's helpers: |z| %g, z*conj(z) %g%+gi\n", (double)cuCabsf(z), (double)cuCrealf(norm),
+                   (double)cuCimagf(norm));
+            failures++;
+        }
+    }
     if (cudaCpuDeviceId != -1 || cudaInvalidDeviceId != -2 || cudaHostAllocMapped != 2 || cudaStreamNonBlocking != 1) {
         printf("FAIL a constant is not NVIDIA's value\n");
         failures++;

@@ -6,7 +6,8 @@
 # the probe, the loader, fault and passthrough tests on mocks, the real-library tests
 # (which then expect a GPU), the per-library GPU results, the sgemm test program, the drop-in's
 # programs on the real libraries (tests/gpu/dropin.sh), NVVM, nvFatbin and nvJPEG on the GPU and what
-# cuFile says (tests/gpu/toolkit.sh), the
+# cuFile says (tests/gpu/toolkit.sh), the programs written for NVIDIA's headers with the renaming
+# alone on the real libraries (tests/gpu/cplusplus.sh), the
 # examples ($build/examples/*; allreduce_matmul with one rank per GPU, allreduce_launcher as one
 # rank with no launcher), on two GPUs or more tests/gpu/launcher.sh (allreduce_launcher's ranks
 # under each launcher, each NCCL transport) and, when compute-sanitizer is there, the GPU tests
@@ -54,6 +55,7 @@ step "$test_dir/sgemm"
 step sh "$(dirname "$0")/releases.sh" "$build"
 step sh "$(dirname "$0")/dropin.sh" "$build"
 step sh "$(dirname "$0")/toolkit.sh" "$build"
+step sh "$(dirname "$0")/cplusplus.sh" "$build"
 # The machine as the probe sees it (issue 19): every copy, with and without the Python places, its
 # JSON against the schema; the driver and GPU facts against nvidia-smi's; every library's copy
 # against cuda-pathfinder's choice (the Python on PATH has it); the NVML stub refused; no GPU said

@@ -31,6 +31,224 @@
 typedef float2 cuFloatComplex;
 typedef double2 cuDoubleComplex;
 typedef cuFloatComplex cuComplex;
+
+/* NVIDIA's cuCrealf (cuComplex.h:79), defined inline in its header: the same definition. */
+static inline float cuCrealf(cuFloatComplex x)
+{
+    return x.x;
+}
+
+/* NVIDIA's cuCimagf (cuComplex.h:84), defined inline in its header: the same definition. */
+static inline float cuCimagf(cuFloatComplex x)
+{
+    return x.y;
+}
+
+/* NVIDIA's make_cuFloatComplex (cuComplex.h:89), defined inline in its header: the same definition. */
+static inline cuFloatComplex make_cuFloatComplex(float r, float i)
+{
+    cuFloatComplex res;
+    res.x = r;
+    res.y = i;
+    return res;
+}
+
+/* NVIDIA's cuConjf (cuComplex.h:98), defined inline in its header: the same definition. */
+static inline cuFloatComplex cuConjf(cuFloatComplex x)
+{
+    return make_cuFloatComplex(cuCrealf(x), - cuCimagf(x));
+}
+
+/* NVIDIA's cuCaddf (cuComplex.h:102), defined inline in its header: the same definition. */
+static inline cuFloatComplex cuCaddf(cuFloatComplex x, cuFloatComplex y)
+{
+    return make_cuFloatComplex(cuCrealf(x) + cuCrealf(y), cuCimagf(x) + cuCimagf(y));
+}
+
+/* NVIDIA's cuCsubf (cuComplex.h:109), defined inline in its header: the same definition. */
+static inline cuFloatComplex cuCsubf(cuFloatComplex x, cuFloatComplex y)
+{
+    return make_cuFloatComplex(cuCrealf(x) - cuCrealf(y), cuCimagf(x) - cuCimagf(y));
+}
+
+/* NVIDIA's cuCmulf (cuComplex.h:121), defined inline in its header: the same definition. */
+static inline cuFloatComplex cuCmulf(cuFloatComplex x, cuFloatComplex y)
+{
+    cuFloatComplex prod;
+    prod = make_cuFloatComplex((cuCrealf(x) *cuCrealf(y)) - (cuCimagf(x) *cuCimagf(y)), (cuCrealf(x) *cuCimagf(y)) + (cuCimagf(x) *cuCrealf(y)));
+    return prod;
+}
+
+/* NVIDIA's cuCdivf (cuComplex.h:137), defined inline in its header: the same definition. */
+static inline cuFloatComplex cuCdivf(cuFloatComplex x, cuFloatComplex y)
+{
+    cuFloatComplex quot;
+    float s = fabsf(cuCrealf(y)) + fabsf(cuCimagf(y));
+    float oos = 1.0f / s;
+    float ars = cuCrealf(x) *oos;
+    float ais = cuCimagf(x) *oos;
+    float brs = cuCrealf(y) *oos;
+    float bis = cuCimagf(y) *oos;
+    s = (brs *brs) + (bis *bis);
+    oos = 1.0f / s;
+    quot = make_cuFloatComplex(((ars *brs) + (ais *bis)) *oos, ((ais *brs) - (ars *bis)) *oos);
+    return quot;
+}
+
+/* NVIDIA's cuCabsf (cuComplex.h:162), defined inline in its header: the same definition. */
+static inline float cuCabsf(cuFloatComplex x)
+{
+    float a = cuCrealf(x);
+    float b = cuCimagf(x);
+    float v, w, t;
+    a = fabsf(a);
+    b = fabsf(b);
+    if (a > b) {
+        v = a;
+        w = b;
+    }
+    else {
+        v = b;
+        w = a;
+    }
+    t = w / v;
+    t = 1.0f + t *t;
+    t = v *sqrtf(t);
+    if ((v == 0.0f) || (v > 3.402823466e38f) || (w > 3.402823466e38f)) {
+        t = v + w;
+    }
+    return t;
+}
+
+/* NVIDIA's cuCreal (cuComplex.h:188), defined inline in its header: the same definition. */
+static inline double cuCreal(cuDoubleComplex x)
+{
+    return x.x;
+}
+
+/* NVIDIA's cuCimag (cuComplex.h:193), defined inline in its header: the same definition. */
+static inline double cuCimag(cuDoubleComplex x)
+{
+    return x.y;
+}
+
+/* NVIDIA's make_cuDoubleComplex (cuComplex.h:198), defined inline in its header: the same definition. */
+static inline cuDoubleComplex make_cuDoubleComplex(double r, double i)
+{
+    cuDoubleComplex res;
+    res.x = r;
+    res.y = i;
+    return res;
+}
+
+/* NVIDIA's cuConj (cuComplex.h:207), defined inline in its header: the same definition. */
+static inline cuDoubleComplex cuConj(cuDoubleComplex x)
+{
+    return make_cuDoubleComplex(cuCreal(x), - cuCimag(x));
+}
+
+/* NVIDIA's cuCadd (cuComplex.h:212), defined inline in its header: the same definition. */
+static inline cuDoubleComplex cuCadd(cuDoubleComplex x, cuDoubleComplex y)
+{
+    return make_cuDoubleComplex(cuCreal(x) + cuCreal(y), cuCimag(x) + cuCimag(y));
+}
+
+/* NVIDIA's cuCsub (cuComplex.h:219), defined inline in its header: the same definition. */
+static inline cuDoubleComplex cuCsub(cuDoubleComplex x, cuDoubleComplex y)
+{
+    return make_cuDoubleComplex(cuCreal(x) - cuCreal(y), cuCimag(x) - cuCimag(y));
+}
+
+/* NVIDIA's cuCmul (cuComplex.h:231), defined inline in its header: the same definition. */
+static inline cuDoubleComplex cuCmul(cuDoubleComplex x, cuDoubleComplex y)
+{
+    cuDoubleComplex prod;
+    prod = make_cuDoubleComplex((cuCreal(x) *cuCreal(y)) - (cuCimag(x) *cuCimag(y)), (cuCreal(x) *cuCimag(y)) + (cuCimag(x) *cuCreal(y)));
+    return prod;
+}
+
+/* NVIDIA's cuCdiv (cuComplex.h:247), defined inline in its header: the same definition. */
+static inline cuDoubleComplex cuCdiv(cuDoubleComplex x, cuDoubleComplex y)
+{
+    cuDoubleComplex quot;
+    double s = (fabs(cuCreal(y))) + (fabs(cuCimag(y)));
+    double oos = 1.0 / s;
+    double ars = cuCreal(x) *oos;
+    double ais = cuCimag(x) *oos;
+    double brs = cuCreal(y) *oos;
+    double bis = cuCimag(y) *oos;
+    s = (brs *brs) + (bis *bis);
+    oos = 1.0 / s;
+    quot = make_cuDoubleComplex(((ars *brs) + (ais *bis)) *oos, ((ais *brs) - (ars *bis)) *oos);
+    return quot;
+}
+
+/* NVIDIA's cuCabs (cuComplex.h:270), defined inline in its header: the same definition. */
+static inline double cuCabs(cuDoubleComplex x)
+{
+    double a = cuCreal(x);
+    double b = cuCimag(x);
+    double v, w, t;
+    a = fabs(a);
+    b = fabs(b);
+    if (a > b) {
+        v = a;
+        w = b;
+    }
+    else {
+        v = b;
+        w = a;
+    }
+    t = w / v;
+    t = 1.0 + t *t;
+    t = v *sqrt(t);
+    if ((v == 0.0) || (v > 1.79769313486231570e+308) || (w > 1.79769313486231570e+308)) {
+        t = v + w;
+    }
+    return t;
+}
+
+/* NVIDIA's make_cuComplex (cuComplex.h:300), defined inline in its header: the same definition. */
+static inline cuComplex make_cuComplex(float x, float y)
+{
+    return make_cuFloatComplex(x, y);
+}
+
+/* NVIDIA's cuComplexFloatToDouble (cuComplex.h:307), defined inline in its header: the same definition. */
+static inline cuDoubleComplex cuComplexFloatToDouble(cuFloatComplex c)
+{
+    return make_cuDoubleComplex((double) cuCrealf(c), (double) cuCimagf(c));
+}
+
+/* NVIDIA's cuComplexDoubleToFloat (cuComplex.h:313), defined inline in its header: the same definition. */
+static inline cuFloatComplex cuComplexDoubleToFloat(cuDoubleComplex c)
+{
+    return make_cuFloatComplex((float) cuCreal(c), (float) cuCimag(c));
+}
+
+/* NVIDIA's cuCfmaf (cuComplex.h:320), defined inline in its header: the same definition. */
+static inline cuComplex cuCfmaf(cuComplex x, cuComplex y, cuComplex d)
+{
+    float real_res;
+    float imag_res;
+    real_res = (cuCrealf(x) *cuCrealf(y)) + cuCrealf(d);
+    imag_res = (cuCrealf(x) *cuCimagf(y)) + cuCimagf(d);
+    real_res = - (cuCimagf(x) *cuCimagf(y)) + real_res;
+    imag_res = (cuCimagf(x) *cuCrealf(y)) + imag_res;
+    return make_cuComplex(real_res, imag_res);
+}
+
+/* NVIDIA's cuCfma (cuComplex.h:334), defined inline in its header: the same definition. */
+static inline cuDoubleComplex cuCfma(cuDoubleComplex x, cuDoubleComplex y, cuDoubleComplex d)
+{
+    double real_res;
+    double imag_res;
+    real_res = (cuCreal(x) *cuCreal(y)) + cuCreal(d);
+    imag_res = (cuCreal(x) *cuCimag(y)) + cuCimag(d);
+    real_res = - (cuCimag(x) *cuCimag(y)) + real_res;
+    imag_res = (cuCimag(x) *cuCreal(y)) + imag_res;
+    return make_cuDoubleComplex(real_res, imag_res);
+}
 #endif /* cuComplex.h */
 
 

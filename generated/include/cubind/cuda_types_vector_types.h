@@ -26,6 +26,11 @@
 #elif CUBIND_HAS_INCLUDE(<vector_types.h>)
 #include <vector_types.h>
 #else
+struct uint3 {
+    unsigned int x;
+    unsigned int y;
+    unsigned int z;
+};
 struct float2 {
     CUBIND_ALIGNAS(8) float x;
     float y;
@@ -34,12 +39,23 @@ struct double2 {
     CUBIND_ALIGNAS(16) double x;
     double y;
 };
+typedef struct uint3 uint3;
 typedef struct float2 float2;
 typedef struct double2 double2;
 struct dim3 {
     unsigned int x;
     unsigned int y;
     unsigned int z;
+    /* NVIDIA's C++ members of dim3 (vector_types.h), as its header defines them for the standard in use. */
+#if defined(__cplusplus) && (__cplusplus >= 201103L || (defined(_MSC_VER) && _MSC_VER >= 1900))
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3(void) const { return uint3 { x, y, z }; }
+#elif defined(__cplusplus)
+    dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+    dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    operator uint3(void) const { uint3 t; t.x = x; t.y = y; t.z = z; return t; }
+#endif
 };
 typedef struct dim3 dim3;
 #endif /* vector_types.h */
