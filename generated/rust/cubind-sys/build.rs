@@ -9,7 +9,8 @@
 //! of the same minor version, and links
 //! `libcubind.so` from the directory it names. `PKG_CONFIG_PATH=<prefix>/lib/pkgconfig` finds a
 //! cubind installed under `<prefix>`; at run time the dynamic loader must find it too (an rpath, or
-//! `LD_LIBRARY_PATH`).
+//! `LD_LIBRARY_PATH`). The build scripts of crates that depend on this one find that directory in
+//! `DEP_CUBIND_LIBDIR` (the crate `links` cubind).
 
 use std::env;
 use std::process::Command;
