@@ -323,7 +323,19 @@ class Builder:
         typed = {key(d) for f in children if f.kind == CK.FIELD_DECL for d in [_innermost(f.type).get_declaration()]}
         fields = []
         anonymous = 0
+        members = [c for c in children if c.kind == CK.FIELD_DECL]
+        bitfields = 0  # runs of bit-fields so far: each is one byte array (Rust has no bit-fields)
         for member in children:
+            if member.kind == CK.FIELD_DECL and member.is_bitfield():
+                position = members.index(member)
+                if position > 0 and members[position - 1].is_bitfield():
+                    continue  # in the run the first bit-field of it declared
+                after = next((m for m in members[position:] if not m.is_bitfield()), None)
+                end = after.get_field_offsetof() if after is not None else cursor.type.get_size() * 8
+                start = member.get_field_offsetof() // 8
+                bitfields += 1
+                fields.append((f"_bitfield{bitfields}", f"[u8; {(end + 7) // 8 - start}]"))
+                continue
             if member.kind in (CK.STRUCT_DECL, CK.UNION_DECL) and unnamed(member) and key(member) not in typed:
                 # a C11 anonymous member (union { a; b; };): libclang shows the record, not its field
                 anonymous += 1
@@ -339,11 +351,13 @@ class Builder:
                 if unnamed(declaration):
                     self.tr.anonymous.setdefault(key(declaration), f"{name}_{member.spelling}")
                 self._record(declaration, part, self.tr.anonymous.get(key(declaration)) or declaration.spelling)
-            if member.is_bitfield():
-                raise RustError(f"{name}.{member.spelling} is a bit-field")
             fields.append((ident(member.spelling), self.tr.rust(member.type)))
         record = "union" if cursor.kind == CK.UNION_DECL else "struct"
-        part.add(Item("record", name, self._docs(name), record=record, fields=fields, align=self.align.get(name)))
+        # a byte array is aligned to 1 where C's bit-fields are to their type: the record keeps C's alignment
+        align = self.align.get(name) or (cursor.type.get_align() if bitfields else None)
+        docs = self._docs(name) + (["Its bit-fields are byte arrays (`_bitfield1`, ...), laid out as C lays them out."]
+                                   if bitfields else [])
+        part.add(Item("record", name, docs, record=record, fields=fields, align=align))
 
     def _enum(self, cursor: ci.Cursor, part: Part) -> None:
         constants = [c for c in cursor.get_children() if c.kind == CK.ENUM_CONSTANT_DECL]
@@ -388,10 +402,20 @@ class Builder:
                 if entry["kind"] != "enum" or not missing:
                     continue
                 tag = entry["typedef"] or entry["name"]
-                if tag and tag not in part.types and tag not in common.types:
-                    kind = integer_type([c["value"] for c in entry["constants"]])
-                    part.raw.add(kind)
-                    part.add(Item("type", tag, [f"An enum of {entry['header']} with values beyond int."], type=kind))
+                kind = integer_type([c["value"] for c in entry["constants"]])
+                # the enum's names are of the type its values need (C11 has no such enum: the flat C files
+                # say unsigned int): retyped where declared, declared where not
+                for name in (n for n in (entry["name"], entry["typedef"]) if n):
+                    declared = False
+                    for owner in (part, common):
+                        for item in owner.items:
+                            if item.kind == "type" and item.name == name:
+                                item.type = kind
+                                owner.raw.add(kind)
+                                declared = True
+                    if not declared:
+                        part.add(Item("type", name, [f"An enum of {entry['header']} with values beyond int."], type=kind))
+                        part.raw.add(kind)
                 for c in missing:
                     kind = tag or integer_type([c["value"]])
                     if not tag:
