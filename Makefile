@@ -36,8 +36,9 @@ space := $(empty) $(empty)
 BUILD_DEPS := gcc libc6-dev make
 GENERATOR_DEPS := python3-clang-14 python3-jinja2
 # Besides CMocka and pytest: the ABI baseline check (libclang), the installed-tree consumers
-# (pkg-config, CMake, LuaJIT, cffi, Rust through bindgen) and the IR schema (jsonschema).
-TEST_DEPS := libcmocka-dev python3-pytest python3-clang-14 pkg-config cmake luajit python3-cffi bindgen rustc \
+# (pkg-config, CMake, LuaJIT, cffi, Rust through bindgen and through the crate cubind-sys, built
+# offline by Debian's cargo) and the IR schema (jsonschema).
+TEST_DEPS := libcmocka-dev python3-pytest python3-clang-14 pkg-config cmake luajit python3-cffi bindgen rustc cargo \
              python3-jsonschema
 
 WARNINGS := -std=c11 -Wall -Wextra -Werror -pedantic
@@ -114,7 +115,7 @@ help:
 	@echo "make test-package     makefiles, exported ABI (abi/), cdef headers, consumers of an installed tree"
 	@echo "make test-docs        every code block of README.md and docs/, run as printed"
 	@echo "make test-copies      every copy of every library: cubind-probe --all, cubind/copies.h, CUDA_PATH, the Python switch"
-	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef, IR, docs (DESTDIR too)"
+	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef, IR, Rust crate, docs (DESTDIR too)"
 	@echo "make install-strip    the same, the installed library and probe stripped of debug information"
 	@echo "make abi-baseline     accept the exported ABI as it is now (abi/symbols.txt, abi/layout.txt)"
 	@echo "make bench            call overhead, start-up, census, make generate time (docs/benchmarks.md)"
@@ -247,6 +248,10 @@ CDEF_FILES := $(wildcard $(GENERATED)/cdef/*.h $(GENERATED)/cdef/*.txt)
 CONSTANTS_FILE := $(GENERATED)/constants.json
 FFI_EXAMPLES := tests/consumers/ctypes_example.py
 IR_FILES := $(wildcard $(GENERATED)/ir/*.json)
+# The Rust crate cubind-sys (generated from the IR: docs/languages.md), as source: share/cubind/rust/.
+RUST_CRATE := $(GENERATED)/rust/cubind-sys
+RUST_CRATE_FILES := $(wildcard $(RUST_CRATE)/Cargo.toml $(RUST_CRATE)/build.rs)
+RUST_CRATE_SOURCES := $(wildcard $(RUST_CRATE)/src/*.rs)
 IR_SCHEMA := ir.schema.json
 # The schema of cubind-probe --json (docs/probe.md links it; tools validate against it).
 PROBE_SCHEMA := docs/probe.schema.json
@@ -291,6 +296,9 @@ install: all $(INSTALL_DATA) $(if $(TREE_PREFIX),,install-dropin install-mocks)
 	install -m 644 $(FFI_EXAMPLES) $(DESTDIR)$(PREFIX)/share/doc/cubind/examples/
 	install -m 644 $(IR_FILES) $(DESTDIR)$(PREFIX)/share/cubind/ir/
 	install -m 644 $(IR_SCHEMA) $(PROBE_SCHEMA) $(DESTDIR)$(PREFIX)/share/cubind/
+	$(if $(RUST_CRATE_SOURCES),install -d $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/src && \
+	    install -m 644 $(RUST_CRATE_FILES) $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/ && \
+	    install -m 644 $(RUST_CRATE_SOURCES) $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/src/)
 	install -m 644 README.md $(DESTDIR)$(DOC_DIR)/
 	install -m 644 $(DOC_PAGES) $(PROBE_SCHEMA) $(DESTDIR)$(DOC_DIR)/docs/
 	install -m 644 $(DOC_API) $(DESTDIR)$(DOC_DIR)/docs/api/

@@ -292,6 +292,8 @@ def prefixed_tree(files: dict[str, str], prefix: str) -> dict[str, str]:
         for path, name in sources:
             every[f"{folder}/{name}"] = path.read_text()
     for path, text in every.items():
+        if path.startswith("rust/"):
+            continue  # the Rust crate declares cubind_*: it is cubind's, not a prefixed copy's
         if path.endswith((".c", ".h", ".map")):
             text = prefixed(path, text, prefix)
         if path.startswith("include/cubind/"):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import irjson
+from . import irjson, rust
 from .cdef_groups import COMMON, WHOLE, check_disjoint, declared_names, flat_groups, split, standard_structs
 from .ffi_constants import constants
 from .flat_api import hand_written
@@ -112,6 +112,7 @@ def render(env: jinja2.Environment, model: Model, common: dict, out: dict[str, s
     generated_by = (f"the cubind generator {common['generator_version']} from the CUDA {model.cuda_version} headers; "
                     f"do not edit: change generator/ or templates/ and regenerate with {common['command']}")
     files["constants.json"] = irjson.dumps(constants(model, parts, api, generated_by)) + "\n"
+    files.update(rust.render(env, model, common, {**out, **files}, api))  # rust/cubind-sys/
     exports = census(model, cuda_path)
     doc = env.get_template("api.md.j2")
     files["docs/api/README.md"] = env.get_template("api_index.md.j2").render(common | {"census": exports})

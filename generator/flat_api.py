@@ -26,6 +26,7 @@ class HandWritten:
     enums: list[dict] = field(default_factory=list)    # {"name", "typedef", "constants": [{"name", "value"}]}
     defines: list[dict] = field(default_factory=list)  # integer #define constants: {"name", "value"}
     layouts: dict[str, dict] = field(default_factory=dict)  # struct tag -> {"size", "align", "offsets"}
+    comments: dict[str, str] = field(default_factory=dict)  # declared name ("name()": a function) -> the comment before it
 
 
 def _tokens(cursor: ci.Cursor, macros: dict[str, str]) -> list[str]:
@@ -87,7 +88,8 @@ def hand_written(libraries_h: str, headers: tuple[Path, ...] = API_HEADERS) -> H
         ours = {*(str(h.resolve()) for h in headers), str((Path(tmp) / "cubind" / "libraries.h").resolve())}
         tu = ci.Index.create().parse(
             str(root),
-            args=["-x", "c", "-std=c11", f"-I{tmp}", f"-I{INCLUDE}", "-DCUBIND_NO_DEPRECATION_WARNINGS"],
+            args=["-x", "c", "-std=c11", f"-I{tmp}", f"-I{INCLUDE}", "-DCUBIND_NO_DEPRECATION_WARNINGS",
+                  "-fparse-all-comments", "-fretain-comments-from-system-headers"],
             options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
         )
         errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
@@ -101,6 +103,9 @@ def hand_written(libraries_h: str, headers: tuple[Path, ...] = API_HEADERS) -> H
             if cursor.location.file is None or str(Path(cursor.location.file.name).resolve()) not in ours:
                 continue
             kind = cursor.kind
+            if cursor.raw_comment and cursor.spelling:  # the documentation of the Rust crate's items
+                function = "()" if kind == ci.CursorKind.FUNCTION_DECL else ""  # cubind_library_info: both
+                api.comments.setdefault(cursor.spelling + function, cursor.raw_comment)
             if kind == ci.CursorKind.MACRO_DEFINITION:
                 body = [t.spelling for t in cursor.get_tokens()][1:]
                 if len(body) == 1 and body[0].lstrip("-").isdigit():

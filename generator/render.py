@@ -9,7 +9,7 @@ from typing import Any
 
 import jinja2
 
-from . import VERSION, dropin, ffi, irjson, parallel, tracedesc
+from . import VERSION, dropin, ffi, irjson, parallel, rust, tracedesc
 from .model import LibraryModel, Model, ModuleModel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -103,6 +103,7 @@ def environment() -> jinja2.Environment:
     env.globals["prototype"] = prototype
     env.globals["pointer_type"] = pointer_type
     env.filters["release_call"] = release_call
+    env.filters["rust_str"] = rust.rust_str
     env.globals["trace_description"] = tracedesc.description
     env.globals["trace_arguments"] = tracedesc.arguments
     env.globals["trace_result"] = tracedesc.result

@@ -464,8 +464,12 @@ test-cdef: deps-test
 	@$(RESULTS) passed test-cdef
 
 # An installed tree (DESTDIR staging, so every file must find the others relative to itself)
-# and its consumers: C through pkg-config and CMake, LuaJIT, cffi, ctypes, Rust (bindgen).
+# and its consumers: C through pkg-config and CMake, LuaJIT, cffi, ctypes, Rust (bindgen, and the crate
+# cubind-sys with Debian's cargo and rustc: CARGO, RUSTC).
 PACKAGE_DIR := $(TEST_BUILD)/package
+# Debian's (TEST_DEPS), by path: a rustup toolchain earlier on PATH is not what CI has.
+DEBIAN_CARGO := /usr/bin/cargo
+DEBIAN_RUSTC := /usr/bin/rustc
 PACKAGE_PREFIX := /opt/cubind
 test-consumers: all $(INSTALL_DATA) deps-test
 	rm -rf $(PACKAGE_DIR)
@@ -477,13 +481,15 @@ test-consumers: all $(INSTALL_DATA) deps-test
 	        $(patsubst $(MOCKS_BUILD)/%,lib/cubind/mocks/%,$(PRODUCT_MOCKS)) \
 	        bin/cubind-probe include/cubind/cubind.h include/cubind/version.h share/cubind/cdef/cubind.h \
 	        share/cubind/ir.schema.json share/cubind/probe.schema.json $(addprefix share/cubind/cdef/,$(notdir $(CDEF_FILES))) \
-	        $(addprefix share/cubind/ir/,$(notdir $(IR_FILES))) $(addprefix include/cubind/,$(notdir $(BUILT_HEADERS))); do \
+	        $(addprefix share/cubind/ir/,$(notdir $(IR_FILES))) $(addprefix include/cubind/,$(notdir $(BUILT_HEADERS))) \
+	        $(patsubst $(GENERATED)/%,share/cubind/%,$(RUST_CRATE_FILES) $(RUST_CRATE_SOURCES)); do \
 	    [ -e "$$f" ] || { echo "test-consumers: $(PACKAGE_PREFIX)/$$f not installed"; exit 1; }; done
 	@[ "$$(readlink $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/lib/$(SONAME))" = "$(REALNAME)" ] && \
 	    [ "$$(readlink $(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/lib/libcubind.so)" = "$(SONAME)" ] || \
 	    { echo "test-consumers: wrong library links"; exit 1; }
 	$(PACKAGE_DIR)/stage$(PACKAGE_PREFIX)/bin/cubind-probe > /dev/null
-	sh tests/consumers/run.sh $(abspath $(PACKAGE_DIR))/stage$(PACKAGE_PREFIX) $(abspath $(PACKAGE_DIR))/work $(VERSION) $(CC)
+	CARGO=$(DEBIAN_CARGO) RUSTC=$(DEBIAN_RUSTC) \
+	    sh tests/consumers/run.sh $(abspath $(PACKAGE_DIR))/stage$(PACKAGE_PREFIX) $(abspath $(PACKAGE_DIR))/work $(VERSION) $(CC)
 	@$(RESULTS) passed test-consumers
 
 # --- GPU tests: not in `make test` (CI has no GPU) ----------------------------------------------

@@ -5,7 +5,8 @@
 # imported targets); LuaJIT and cffi (ABI mode) read share/cubind/cdef/cubind.h, and then
 # cdef/common.h with every module file cdef/modules.txt lists; the installed ctypes example
 # (share/doc/cubind/examples) reads share/cubind/constants.json; Rust binds cubind/cubind.h with
-# bindgen and builds with rustc, no crate.
+# bindgen and builds with rustc, no crate; and a Rust program on the installed crate cubind-sys
+# (share/cubind/rust/cubind-sys), built offline by Debian's cargo, runs on the installed mocks.
 # Each prints every library's info and the error record of a call whose library is missing
 # (CUBIND_CURAND_PATH names no file): the C output is checked, and every other output must
 # be identical to it.
@@ -129,3 +130,37 @@ CUBIND_BINDINGS_DIR="$work/rust" rustc --edition 2021 -o "$work/rust/consumer" "
     { cat "$work/rust/rustc.log"; fail "rustc failed"; }
 "$work/rust/consumer" > "$work/rust.txt"
 same "Rust (bindgen on cubind/cubind.h)" "$work/rust.txt"
+
+# --- Rust: the crate cubind-sys, built offline by Debian's cargo and rustc --------------------------
+# (CARGO and RUSTC name them: /usr/bin/cargo and /usr/bin/rustc, never a rustup toolchain earlier on
+# PATH.) The program of rust_sys/main.rs depends on the installed crate by path, with every library
+# (the default features: the whole crate compiled, warnings as errors); then the crate alone with
+# none (what every library shares and cubind's own API must compile without any library's module).
+crate="$prefix/share/cubind/rust/cubind-sys"
+[ -f "$crate/Cargo.toml" ] || fail "share/cubind/rust/cubind-sys not installed"
+cargo=${CARGO:-/usr/bin/cargo}
+rustc=${RUSTC:-/usr/bin/rustc}
+mkdir -p "$work/rust-sys"
+printf '[package]\nname = "rust-sys"\nversion = "0.1.0"\nedition = "2021"\n\n[[bin]]\nname = "rust-sys"\npath = "%s"\n\n[dependencies]\ncubind-sys = { path = "%s" }\n' \
+    "$here/rust_sys/main.rs" "$crate" > "$work/rust-sys/Cargo.toml"
+rust_build() { # log-name cargo-arguments...
+    log="$work/rust-sys/$1.log"
+    shift
+    CARGO_HOME="$work/rust-sys/cargo-home" CARGO_TARGET_DIR="$work/rust-sys/target" RUSTC="$rustc" \
+        RUSTFLAGS="-D warnings -C link-arg=-Wl,-rpath,$prefix/lib" "$cargo" build --offline "$@" > "$log" 2>&1 ||
+        { cat "$log"; fail "cargo build $* failed (log above)"; }
+    if grep -q '^warning' "$log"; then cat "$log"; fail "cargo build $*: warnings (above)"; fi
+}
+started=$(date +%s)
+rust_build program --manifest-path "$work/rust-sys/Cargo.toml"
+built=$(date +%s)
+rust_build crate-alone --manifest-path "$crate/Cargo.toml" --no-default-features
+# cuBLAS's create scripted to fail on the installed mocks of the newest release
+failed=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["values"]["CUBLAS_STATUS_EXECUTION_FAILED"])' \
+    "$prefix/share/cubind/constants.json")
+CUBIND_MOCK_STATUS="cublasCreate_v2=$failed" \
+    LD_LIBRARY_PATH="$mocks" "$work/rust-sys/target/debug/rust-sys" > "$work/rust-sys.txt" 2>&1 ||
+    { cat "$work/rust-sys.txt"; fail "the Rust program on cubind-sys failed"; }
+grep -q '^cublas: cublas cublasCreate CUBLAS_STATUS_EXECUTION_FAILED ' "$work/rust-sys.txt" &&
+    grep -q '^rust-sys: done$' "$work/rust-sys.txt" || { cat "$work/rust-sys.txt"; fail "the Rust program on cubind-sys: wrong output"; }
+echo "consumers: Rust (the crate cubind-sys, $("$rustc" --version | cut -d' ' -f2), offline, on the mocks of $mocks): built in $((built - started)) s, $(du -sk "$crate" | cut -f1) KB of crate; cuFFT called, cuBLAS's scripted failure read as an error record"

@@ -34,8 +34,10 @@ def test_prefix_renames_cubind_identifiers_only() -> None:
 
 def test_prefixed_tree_holds_its_own_sources_renamed() -> None:
     files = {"build.mk": "CUBIND_LIBRARIES := cufft\n", "include/cubind/cufft.h": SOURCE,
-             "src/cufft.c": '#include "cubind/cufft.h"\nint cubind_cufft_x(void) { return 0; }\n', "ir/cufft.json": "{}"}
+             "src/cufft.c": '#include "cubind/cufft.h"\nint cubind_cufft_x(void) { return 0; }\n', "ir/cufft.json": "{}",
+             "rust/cubind-sys/src/lib.rs": "pub fn cubind_x();\n"}
     tree = amalgamate.prefixed_tree(files, "mylib")
+    assert not [p for p in tree if p.startswith("rust/")]  # the crate declares cubind_*: cubind's own only
     assert "include/cubind/cufft.h" not in tree and "#ifndef MYLIB_X_H" in tree["include/mylib/cufft.h"]
     assert tree["src/cufft.c"] == '#include "mylib/cufft.h"\nint mylib_cufft_x(void) { return 0; }\n'
     assert tree["build.mk"].endswith("CUBIND_PREFIX := mylib\n") and tree["ir/cufft.json"] == "{}"

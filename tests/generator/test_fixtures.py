@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import clang.cindex as ci
@@ -443,3 +444,17 @@ def test_cdef_module_files_load_after_common_alone_and_together(generated: Path)
         ffi = cffi.FFI()
         for name in ["common", *files]:
             ffi.cdef(text[name])
+
+
+def test_the_rust_crate_compiles(generated: Path) -> None:
+    """The fixture's crate (generated/rust/cubind-sys): its bit-fields as byte arrays, its enums beyond
+    int typed by their values, every record's size and alignment checked against C's when compiling;
+    Debian's rustc (make deps-test), every feature, warnings as errors."""
+    crate = generated / "rust" / "cubind-sys"
+    features = tomllib.loads((crate / "Cargo.toml").read_text())["features"]["default"]
+    assert features
+    source = (crate / "src" / "fixture.rs").read_text()
+    assert "pub _bitfield1: [u8; " in source
+    _run("/usr/bin/rustc", "--edition", "2021", "--crate-type", "rlib", "--crate-name", "cubind_sys", "-D", "warnings",
+         *(a for f in features for a in ("--cfg", f'feature="{f}"')), crate / "src" / "lib.rs",
+         "-o", generated.parent / "libcubind_sys.rlib")
