@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_module
-from . import amalgamate, compat, macros, model, output, parallel, parse, releases, render, subset
+from . import amalgamate, compat, ffi, macros, model, output, parallel, parse, releases, render, subset
 from .names import NameError_
 from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
@@ -107,6 +107,7 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
         ir["cuda_version"] = cuda_version
         ir["header_version"] = ir["header_version"] or cuda_version
         irs.append(compat.attach(compat.ReleaseIR(cuda_version, cuda_number, (), ir), older))
+    ffi.record_toolkit_exports(config, irs, cuda_path)
     return _render(model.build(config, irs), libraries, prefix, cuda_path, include_dirs)
 
 
@@ -117,7 +118,7 @@ def _render(built: model.Model, libraries: list[str] | None, prefix: str | None,
         built = subset.select(built, libraries)
     # the selection in the configuration's order: the same files whatever order it was given in
     files = render.render_all(built, command_line(str(cuda_path), list(include_dirs or ()), list(built.selection),
-                                                  prefix), cuda_path)
+                                                  prefix))
     return amalgamate.prefixed_tree(files, prefix) if prefix else files
 
 

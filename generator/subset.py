@@ -90,7 +90,9 @@ def select(model: Model, names: list[str]) -> Model:
             need(module)
     kept = {m.module.name for m in modules}
     type_modules = [m for m in model.modules if m.module.name in needed and m.module.name not in kept]
-    irs = [dict(ir, functions=[f for f in ir["functions"] if f["library"] in keep])
+    irs = [dict(ir, functions=[f for f in ir["functions"] if f["library"] in keep],
+                **({"toolkit_exports": [e for e in ir["toolkit_exports"] if e["library"] in keep]}
+                   if "toolkit_exports" in ir else {}))
            for ir in model.irs if ir["unit"] in units]
     return dataclasses.replace(
         model, irs=irs, modules=modules, libraries=[lib for lib in model.libraries if lib.library.name in keep],
