@@ -36,7 +36,8 @@ space := $(empty) $(empty)
 BUILD_DEPS := gcc libc6-dev make
 GENERATOR_DEPS := python3-clang-14 python3-jinja2
 # Besides CMocka and pytest: the ABI baseline check (libclang), the installed-tree consumers
-# (pkg-config, CMake, LuaJIT, cffi, Rust through bindgen) and the IR schema (jsonschema).
+# (pkg-config, CMake, LuaJIT, cffi, Rust through bindgen), the IR schema (jsonschema) and strace
+# (test-embed-from-ir: a subset reads no file of the releases cache nor any CUDA header).
 TEST_DEPS := libcmocka-dev python3-pytest python3-clang-14 pkg-config cmake luajit python3-cffi bindgen rustc \
              python3-jsonschema strace
 
@@ -48,6 +49,8 @@ INCLUDES = $(if $(TREE_PREFIX),,-Iinclude) -I$(GENERATED)/include
 
 # Set by the build.mk of a tree generated with a prefix (below); empty for any other tree.
 CUBIND_PREFIX ?=
+# Set by the build.mk of a subset (make generate LIBRARIES=...); empty for the whole configuration.
+CUBIND_SELECTION ?=
 include $(GENERATED)/build.mk
 
 # A tree generated with a prefix (make generate API_PREFIX=mylib: CUBIND_PREFIX in its build.mk)
@@ -149,6 +152,7 @@ fetch-release-libs:
 # the headers instead, as generated/ is (the same files; for changing cubind: docs/regenerating.md).
 OUT ?= $(GENERATED)
 LIBRARIES ?= $(CUBIND_SELECTION)
+API_PREFIX ?=
 TREE_API_PREFIX = $(or $(API_PREFIX),$(CUBIND_PREFIX))
 FROM_HEADERS ?=
 CHECKED_IN_IR := $(CURDIR)/generated/ir
@@ -241,7 +245,6 @@ probe: deps-build
 # that vendor it (docs/embedding.md): the tree $(GENERATED), or a subset generated for LIBRARIES
 # given here (from the checked-in IR: nothing fetched; FROM_HEADERS=1: from the headers); API_PREFIX
 # renames cubind's identifiers (two copies in one linked object).
-API_PREFIX ?=
 AMALGAMATION_OUT := $(if $(filter command line environment,$(origin OUT)),$(OUT),$(BUILD)/amalgamation)
 AMALGAMATION_TREE := $(if $(filter command line,$(origin LIBRARIES)),$(BUILD)/amalgamation-tree/$(subst $(space),-,$(strip $(LIBRARIES))),$(GENERATED))
 amalgamation: deps-generator $(if $(and $(FROM_HEADERS),$(filter command line,$(origin LIBRARIES))),fetch-releases)
