@@ -37,9 +37,10 @@ BUILD_DEPS := gcc libc6-dev make
 GENERATOR_DEPS := python3-clang-14 python3-jinja2
 # Besides CMocka and pytest: the ABI baseline check (libclang), the installed-tree consumers
 # (pkg-config, CMake, LuaJIT, cffi, Rust through bindgen and through the crate cubind-sys, built
-# offline by Debian's cargo) and the IR schema (jsonschema).
+# offline by Debian's cargo), the IR schema (jsonschema) and strace (test-embed-from-ir: a subset
+# reads no file of the releases cache nor any CUDA header).
 TEST_DEPS := libcmocka-dev python3-pytest python3-clang-14 pkg-config cmake luajit python3-cffi bindgen rustc cargo \
-             python3-jsonschema
+             python3-jsonschema strace
 
 WARNINGS := -std=c11 -Wall -Wextra -Werror -pedantic
 CFLAGS ?= -O2 -g
@@ -49,6 +50,8 @@ INCLUDES = $(if $(TREE_PREFIX),,-Iinclude) -I$(GENERATED)/include
 
 # Set by the build.mk of a tree generated with a prefix (below); empty for any other tree.
 CUBIND_PREFIX ?=
+# Set by the build.mk of a subset (make generate LIBRARIES=...); empty for the whole configuration.
+CUBIND_SELECTION ?=
 include $(GENERATED)/build.mk
 
 # A tree generated with a prefix (make generate API_PREFIX=mylib: CUBIND_PREFIX in its build.mk)
@@ -104,6 +107,8 @@ help:
 	@echo "make generate         CUDA headers ($(CUDA_PATH)) -> generated/ (IR, headers, sources, mocks, tests)"
 	@echo "make generate LIBRARIES=\"cufft cublas\" OUT=dir   only those libraries (ids kept), into dir"
 	@echo "make generate ... API_PREFIX=mylib OUT=dir   a tree whose identifiers are mylib_* (its own loader and headers)"
+	@echo "                      (both from the checked-in IR, generated/ir: no header read, nothing fetched;"
+	@echo "                      FROM_HEADERS=1: from the headers, as make generate does for generated/)"
 	@echo "make GENERATED=dir    build (and test: make test-passthrough GENERATED=dir) another generated tree"
 	@echo "make TRACE=0          build without call tracing (CUBIND_TRACE), in $(BUILD)/no-trace"
 	@echo "make amalgamation LIBRARIES=cufft API_PREFIX=mylib OUT=dir   one .h and one .c to vendor"
@@ -143,19 +148,31 @@ fetch-release-libs:
 # OUT: the tree to write or check (default $(GENERATED)); LIBRARIES: a subset of the configured
 # libraries (their ids kept), which a tree records (CUBIND_SELECTION in its build.mk) for checking;
 # API_PREFIX: every identifier of cubind's own under that prefix (CUBIND_PREFIX in its build.mk).
+# A subset or a prefixed tree is rendered from the checked-in IR (generated/ir, which holds every
+# release's facts): no CUDA header is read and nothing is fetched. FROM_HEADERS=1 makes it from
+# the headers instead, as generated/ is (the same files; for changing cubind: docs/regenerating.md).
 OUT ?= $(GENERATED)
 LIBRARIES ?= $(CUBIND_SELECTION)
+API_PREFIX ?=
 TREE_API_PREFIX = $(or $(API_PREFIX),$(CUBIND_PREFIX))
-GENERATOR_ARGS = --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \
+FROM_HEADERS ?=
+CHECKED_IN_IR := $(CURDIR)/generated/ir
+# Whether what is generated comes from the checked-in IR (1) or from the headers (empty).
+FROM_IR = $(if $(FROM_HEADERS),,$(if $(strip $(LIBRARIES)$(TREE_API_PREFIX)),1))
+GENERATOR_ARGS = $(if $(FROM_IR),--from-ir $(CHECKED_IN_IR),--cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS))) \
                  $(if $(LIBRARIES),--libraries $(LIBRARIES))
-generate: deps-generator fetch-releases
+generate: deps-generator $(if $(FROM_IR),,fetch-releases)
 	@if [ -n "$(LIBRARIES)$(TREE_API_PREFIX)" ] && [ "$(abspath $(OUT))" = "$(abspath generated)" ]; then \
 	    echo "make generate: generated/ is the whole configuration, unprefixed; a subset (LIBRARIES=...) or a prefix (API_PREFIX=...) needs its own OUT=dir"; \
 	    exit 1; fi
 	$(PYTHON) -m generator generate $(GENERATOR_ARGS) $(if $(TREE_API_PREFIX),--prefix $(TREE_API_PREFIX)) --out $(OUT)
 
-check-generated: deps-generator fetch-releases
+# generated/ is checked twice: from the headers, and from its own IR alone (what a subset is made
+# from: the IR must hold every fact the templates use, so that a subset is what the headers give).
+check-generated: deps-generator $(if $(FROM_IR),,fetch-releases)
 	$(PYTHON) -m generator check $(GENERATOR_ARGS) $(if $(TREE_API_PREFIX),--prefix $(TREE_API_PREFIX)) --out $(OUT)
+	$(if $(FROM_IR),,$(PYTHON) -m generator check --from-ir $(CHECKED_IN_IR) $(if $(LIBRARIES),--libraries $(LIBRARIES)) \
+	    $(if $(TREE_API_PREFIX),--prefix $(TREE_API_PREFIX)) --out $(OUT))
 
 # --- library ----------------------------------------------------------------------------------
 # TLS descriptors where the compiler has them (gcc; not clang 14): the thread-local error record
@@ -227,11 +244,11 @@ probe: deps-build
 # --- amalgamation: make amalgamation [LIBRARIES="cufft"] [API_PREFIX=mylib] [OUT=dir] ------------
 # cubind as <name>.h and <name>.c (name: API_PREFIX, else cubind) that compile alone, for projects
 # that vendor it (docs/embedding.md): the tree $(GENERATED), or a subset generated for LIBRARIES
-# given here; API_PREFIX renames cubind's identifiers (two copies in one linked object).
-API_PREFIX ?=
+# given here (from the checked-in IR: nothing fetched; FROM_HEADERS=1: from the headers); API_PREFIX
+# renames cubind's identifiers (two copies in one linked object).
 AMALGAMATION_OUT := $(if $(filter command line environment,$(origin OUT)),$(OUT),$(BUILD)/amalgamation)
 AMALGAMATION_TREE := $(if $(filter command line,$(origin LIBRARIES)),$(BUILD)/amalgamation-tree/$(subst $(space),-,$(strip $(LIBRARIES))),$(GENERATED))
-amalgamation: deps-generator
+amalgamation: deps-generator $(if $(and $(FROM_HEADERS),$(filter command line,$(origin LIBRARIES))),fetch-releases)
 	$(if $(filter command line,$(origin LIBRARIES)),$(PYTHON) -m generator generate $(GENERATOR_ARGS) --out $(AMALGAMATION_TREE))
 	$(PYTHON) -m generator amalgamate --tree $(AMALGAMATION_TREE) $(if $(API_PREFIX),--prefix $(API_PREFIX)) \
 	    --out $(AMALGAMATION_OUT)

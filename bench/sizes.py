@@ -5,7 +5,7 @@ of a program embedding the cuFFT-only amalgamation, each with call tracing and w
 
 bench/report.py puts the same section in docs/benchmarks.md (make bench). Every variant is built
 here, by the Makefile (make GENERATED=<subset> TRACE=0 ...), into --build's bench/size/; the
-subsets are generated there first (python3 -m generator generate --libraries ...).
+subsets are generated there first (python3 -m generator generate --from-ir generated/ir --libraries ...).
 """
 
 from __future__ import annotations
@@ -83,7 +83,8 @@ def archive_program(library_file: Path, work: Path, trace: bool) -> Path:
 
 def subset_tree(work: Path, libraries: list[str]) -> Path:
     tree = work / ("tree-" + "-".join(libraries))
-    run([sys.executable, "-m", "generator", "generate", "--libraries", *libraries, "--out", str(tree)])
+    run([sys.executable, "-m", "generator", "generate", "--from-ir", "generated/ir", "--libraries", *libraries,
+         "--out", str(tree)])
     return tree
 
 

@@ -1,12 +1,17 @@
 """Command line of the cubind generator.
 
     python3 -m generator generate [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--prefix NAME] [--out DIR]
+    python3 -m generator generate --from-ir generated/ir [--libraries NAME...] [--prefix NAME] --out DIR
     python3 -m generator check    [--cuda-path DIR] [--include-dir DIR]... [--libraries NAME...] [--out DIR]
     python3 -m generator amalgamate --tree DIR [--prefix NAME] --out DIR
 
 generate  parse the CUDA headers (stage 1), render every output (stage 2) and
           write the tree; nothing is written unless every step succeeded.
 check     regenerate in memory and compare with the tree; exit 1 on a difference.
+--from-ir DIR  stage 2 only: the IR files of DIR (the checked-in generated/ir, which hold every
+          configured release's facts) instead of the headers; no header is read, no release fetched.
+          The same files as from the headers that IR was made from (a subset or a prefixed tree);
+          regenerating from the headers is for changing cubind itself (docs/regenerating.md).
 --libraries  only these libraries (names of generator/libraries.toml), with their pinned ids:
           a tree that builds on its own (make GENERATED=DIR), with its own mocks and tests.
 --prefix  every identifier of cubind's own as NAME_* (NAME_* and NAME__* for cubind_* and cubind__*,
@@ -29,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_module
-from . import amalgamate, compat, macros, model, output, parallel, parse, releases, render, subset
+from . import amalgamate, compat, ffi, macros, model, output, parallel, parse, releases, render, subset
 from .names import NameError_
 from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
@@ -62,13 +67,18 @@ class _Task:
 
 def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None = None,
             previous: Path | None = None, releases_cache: Path | None = None,
-            libraries: list[str] | None = None, prefix: str | None = None) -> dict[str, str]:
+            libraries: list[str] | None = None, prefix: str | None = None,
+            ir_dir: Path | None = None) -> dict[str, str]:
     """Every generated file, by path. `previous`: the tree generated last (its IR sizes order the
     parallel work, heaviest unit first; nothing produced depends on it). `releases_cache`: where the
     configured older releases' headers are (releases.cache_root() when None). `libraries`: a subset
     (generator/subset.py); None or empty: every configured library. `prefix`: the tree's identifiers
-    under it (amalgamate.prefixed_tree)."""
+    under it (amalgamate.prefixed_tree). `ir_dir`: render from these IR files (generated/ir, every
+    release's facts) instead of parsing any header (subset.read_irs): no header is read, old or new."""
     config = config_module.load(config_path)
+    if ir_dir is not None:
+        built = model.build(config, subset.read_irs(config, ir_dir))
+        return _render(built, libraries, prefix, cuda_path, include_dirs)
     extra = tuple(Path(d) for d in include_dirs or ())
     cache = releases_cache if releases_cache is not None else releases.cache_root()
     for release in config.releases:
@@ -107,12 +117,18 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
         ir["header_version"] = ir["header_version"] or macros.version_text(number)
         irs.append(compat.attach(compat.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir),
                                  older))
-    built = model.build(config, irs)
+    ffi.record_toolkit_exports(config, irs, cuda_path)
+    return _render(model.build(config, irs), libraries, prefix, cuda_path, include_dirs)
+
+
+def _render(built: model.Model, libraries: list[str] | None, prefix: str | None, cuda_path: Path,
+            include_dirs: list[str] | None) -> dict[str, str]:
+    """Stage 2: the files of the model, of a subset of it, under a prefix."""
     if libraries:
         built = subset.select(built, libraries)
     # the selection in the configuration's order: the same files whatever order it was given in
     files = render.render_all(built, command_line(str(cuda_path), list(include_dirs or ()), list(built.selection),
-                                                  prefix), cuda_path)
+                                                  prefix))
     return amalgamate.prefixed_tree(files, prefix) if prefix else files
 
 
@@ -190,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
                              "${XDG_CACHE_HOME:-~/.cache}/cubind/releases; make fetch-releases fills it)")
     parser.add_argument("--libraries", nargs="+", default=[], metavar="NAME",
                         help="generate only these libraries (cufft cublas ...), keeping their ids")
+    parser.add_argument("--from-ir", metavar="DIR", default=None,
+                        help="generate, check: render from the IR files in DIR (generated/ir) instead of parsing "
+                             "headers: a subset or a prefixed tree with no CUDA header, old or new")
     parser.add_argument("--tree", help="amalgamate: the generated tree (generated, or a subset's)")
     parser.add_argument("--prefix", help="generate, amalgamate: <prefix>_* instead of cubind_* (a C identifier)")
     args = parser.parse_args(argv)
@@ -201,8 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         files = produce(Path(args.cuda_path), Path(args.config), args.include_dir, previous=Path(args.out),
                         releases_cache=Path(args.releases_cache) if args.releases_cache else None,
-                        libraries=args.libraries, prefix=args.prefix)
-    except (ParseError, parse.IRError, TypeError_, NameError_, config_module.ConfigError, ValueError) as exc:
+                        libraries=args.libraries, prefix=args.prefix,
+                        ir_dir=Path(args.from_ir) if args.from_ir else None)
+    except (ParseError, parse.IRError, TypeError_, NameError_, config_module.ConfigError, ValueError,
+            subset.IRTreeError) as exc:
         print(f"cubind generator: error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)

@@ -7,7 +7,8 @@
   holds: cdef_groups.py);
 - constants.json: every enum and integer #define with its value (ffi_constants.py);
 - docs/api/<module>.md: the API reference of every wrapper (templates/api.md.j2), with
-  whether the CUDA toolkit's own library exports its symbol.
+  whether the CUDA toolkit's own library exports its symbol (recorded in the IR at stage 1:
+  record_toolkit_exports).
 
 The hand-written part of the API (include/cubind/cubind.h: error record, library info,
 loader functions) is read with libclang (flat_api.py), so both follow that header as it changes.
@@ -25,6 +26,7 @@ from . import irjson, rust
 from .cdef_groups import COMMON, WHOLE, check_disjoint, declared_names, flat_groups, split, standard_structs
 from .ffi_constants import constants
 from .flat_api import hand_written
+from .config import Config
 from .model import Model
 
 
@@ -64,29 +66,57 @@ def _dynamic_functions(data: mmap.mmap) -> set[str] | None:
     return names
 
 
-def census(model: Model, cuda_path: Path | None) -> dict[str, dict]:
-    """For each library: the file of its newest soname in the toolkit and the symbols it
-    exports ({"soname", "path", "symbols"}; symbols None when the file is not there)."""
+def _toolkit_file(cuda_path: Path, soname: str) -> tuple[str, set[str] | None] | None:
+    """The toolkit's file of `soname` (relative to `cuda_path`) and the functions it exports
+    (None: not readable); None when the toolkit has no such file."""
+    for directory in LIBRARY_DIRS:
+        candidate = cuda_path / directory / soname
+        if candidate.is_file():
+            return f"{directory}/{soname}", exported_functions(candidate)
+    return None
+
+
+def record_toolkit_exports(config: Config, irs: list[dict], cuda_path: Path | None) -> None:
+    """Each IR's `toolkit_exports` (stage 1, beside the headers): for each library it has functions
+    of, the file of its newest soname in the toolkit and which of those functions' symbols the file
+    does not export (`missing`; null when the file is not there or not readable). docs/api is
+    rendered from it, so a tree rendered from the IR alone (a subset: --from-ir) says what the one
+    rendered from the headers says, on a machine without the toolkit too."""
+    for ir in irs:
+        entries = []
+        for library in config.libraries:
+            symbols = [f["symbol"] for f in ir["functions"] if f["library"] == library.name]
+            if not symbols:
+                continue
+            soname = library.sonames[0]
+            found = _toolkit_file(cuda_path, soname) if cuda_path is not None else None
+            exported = found[1] if found else None
+            entries.append({"library": library.name, "soname": soname, "path": found[0] if found else None,
+                            "missing": None if exported is None else sorted(set(symbols) - exported)})
+        ir["toolkit_exports"] = entries
+
+
+def census(model: Model) -> dict[str, dict]:
+    """For each library, from the IR's toolkit_exports: the file of its newest soname in the
+    toolkit and the symbols of its functions that file exports ({"soname", "path", "symbols"};
+    symbols None when the file was not there)."""
     result = {}
     for library in model.libraries:
-        soname = library.library.sonames[0]
-        found = None
-        if cuda_path is not None:
-            for directory in LIBRARY_DIRS:
-                candidate = cuda_path / directory / soname
-                if candidate.is_file():
-                    found = (f"{directory}/{soname}", exported_functions(candidate))
-                    break
-        result[library.library.name] = {
-            "soname": soname,
-            "path": found[0] if found else None,
-            "symbols": found[1] if found else None,
+        name = library.library.name
+        entries = [e for ir in model.irs for e in ir.get("toolkit_exports", ()) if e["library"] == name]
+        symbols = None
+        if entries and all(e["missing"] is not None for e in entries):
+            missing = {s for e in entries for s in e["missing"]}
+            symbols = {f["symbol"] for ir in model.irs for f in ir["functions"] if f["library"] == name} - missing
+        result[name] = {
+            "soname": entries[0]["soname"] if entries else library.library.sonames[0],
+            "path": entries[0]["path"] if entries else None,
+            "symbols": symbols,
         }
     return result
 
 
-def render(env: jinja2.Environment, model: Model, common: dict, out: dict[str, str],
-           cuda_path: Path | None = None) -> dict[str, str]:
+def render(env: jinja2.Environment, model: Model, common: dict, out: dict[str, str]) -> dict[str, str]:
     """cdef/*, constants.json and docs/api/*.md (paths relative to generated/)."""
     files: dict[str, str] = {}
     api = hand_written(out["include/cubind/libraries.h"])
@@ -113,7 +143,7 @@ def render(env: jinja2.Environment, model: Model, common: dict, out: dict[str, s
                     f"do not edit: change generator/ or templates/ and regenerate with {common['command']}")
     files["constants.json"] = irjson.dumps(constants(model, parts, api, generated_by)) + "\n"
     files.update(rust.render(env, model, common, {**out, **files}, api))  # rust/cubind-sys/
-    exports = census(model, cuda_path)
+    exports = census(model)
     doc = env.get_template("api.md.j2")
     files["docs/api/README.md"] = env.get_template("api_index.md.j2").render(common | {"census": exports})
     for module in model.modules:

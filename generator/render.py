@@ -123,7 +123,7 @@ def _template(env: jinja2.Environment, kind: str, name: str) -> jinja2.Template:
     return env.select_template([f"{name}/{kind}", kind])
 
 
-def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dict[str, str]:
+def render_all(model: Model, command: str) -> dict[str, str]:
     """Every generated file (path relative to generated/ -> text), IR included."""
     env = environment()
     common = {"model": model, "config": model.config, "generator_version": VERSION, "command": command,
@@ -159,7 +159,7 @@ def render_all(model: Model, command: str, cuda_path: Path | None = None) -> dic
         out[f"include/cubind/{module.module.name}.h"] = _template(env, "module.h.j2", module.module.name).render(context)
     for module in model.type_modules:  # a subset's: the types its modules use, not the functions
         out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(common | {"m": module})
-    out.update(ffi.render(env, model, common, out, cuda_path))  # cdef/*.h, docs/api/*.md
+    out.update(ffi.render(env, model, common, out))  # cdef/*.h, docs/api/*.md
     out.update(dropin.render(env, model, common))  # dropin/*.c and its version script
     out.update(half())
     return out

@@ -4,14 +4,17 @@
 #                     ids, the libraries it leaves out reported absent); the amalgamation compiled
 #                     alone; docs/embedding.md's examples as printed; two embedders in one process;
 #                     the shared traced path on every kind of argument; prefixed trees (API_PREFIX), two
-#                     of them linked into one library
+#                     of them linked into one library; a subset picked the three ways (make generate,
+#                     the amalgamation, CMake) with nothing to fetch, the same files as from the headers
 
 EMBED_DIR := $(TEST_BUILD)/embed
 # The subset the tests generate, and its own tree and build.
 EMBED_SELECTION := cufft
 EMBED_TREE := $(EMBED_DIR)/tree-$(subst $(space),-,$(EMBED_SELECTION))
 EMBED_TREE_BUILD := $(EMBED_DIR)/build-$(subst $(space),-,$(EMBED_SELECTION))
-GENERATOR_SOURCES := $(wildcard generator/*.py generator/*.toml templates/*.j2)
+# (rendered from the checked-in IR, as make generate LIBRARIES=... does: test-embed-from-ir checks
+# that this is what the headers give, with nothing fetched)
+GENERATOR_SOURCES := $(wildcard generator/*.py generator/*.toml templates/*.j2 generated/ir/*.json)
 
 .PHONY: test-embed test-embed-subset
 
@@ -19,7 +22,7 @@ test-c: test-embed
 test-embed: test-embed-subset
 
 $(EMBED_TREE)/build.mk: $(GENERATOR_SOURCES) | deps-generator
-	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \
+	$(PYTHON) -m generator generate --from-ir $(CHECKED_IN_IR) \
 	    --libraries $(EMBED_SELECTION) --out $(EMBED_TREE)
 
 # The subset's library against the full one: the same id for every library's name; those left out
@@ -97,7 +100,7 @@ EMBED_TREE_B := $(EMBED_DIR)/tree-cufft-curand
 test-embed: test-embed-two
 
 $(EMBED_TREE_B)/build.mk: $(GENERATOR_SOURCES) | deps-generator
-	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \
+	$(PYTHON) -m generator generate --from-ir $(CHECKED_IN_IR) \
 	    --libraries cufft curand --out $(EMBED_TREE_B)
 
 # cubind's next minor version: a copy of the sources with version.h's minor raised.
@@ -187,7 +190,7 @@ EMBED_PREFIX_SOURCES := $(GENERATOR_SOURCES) $(wildcard include/cubind/*.h loade
 test-embed: $(call plain_only,test-embed-prefix)
 
 $(foreach p,$(EMBED_PREFIXES),$(EMBED_DIR)/tree-$(p)/build.mk): $(EMBED_DIR)/tree-%/build.mk: $(EMBED_PREFIX_SOURCES) | deps-generator
-	$(PYTHON) -m generator generate --cuda-path $(CUDA_PATH) $(addprefix --include-dir ,$(INCLUDE_DIRS)) \
+	$(PYTHON) -m generator generate --from-ir $(CHECKED_IN_IR) \
 	    --libraries $(EMBED_PREFIX_LIBRARIES_$*) --prefix $* --out $(EMBED_DIR)/tree-$*
 
 test-embed-prefix: $(foreach p,$(EMBED_PREFIXES),$(EMBED_DIR)/tree-$(p)/build.mk) $(EMBED_TREE)/build.mk tests/embed/embedder.c \
@@ -263,3 +266,15 @@ test-embed-cmake: $(EMBED_TREE_B)/build.mk $(EMBED_CMAKE_SOURCES) | deps-test
 	@echo "test-embed: an ordinary CMake project linking cubind::embedded (cuFFT + cuRAND) keeps no cuRAND wrapper \
 	(fft_only: $$(stat -c %s $(EMBED_CMAKE)/user/fft_only) bytes); its static library installs with install(EXPORT) \
 	and a program linking it keeps none either ($$(stat -c %s $(EMBED_CMAKE)/app/app) bytes)"
+
+# --- a subset with nothing to download (tests/embed/subset_from_ir.sh) ---------------------------
+# cuFFT + cuBLAS through make generate LIBRARIES=..., make amalgamation LIBRARIES=... and CMake's
+# CUBIND_LIBRARIES, with an empty releases cache and apt-get, curl and wget that fail: nothing
+# fetched, no file of a releases cache or of the toolkit's headers looked at (strace); the same files
+# as the subset made from the headers (the releases cache that make fetch-releases fills); the
+# tree's passthrough tests, a CMake program and the amalgamation (gcc, clang) on the mocks.
+.PHONY: test-embed-from-ir
+test-embed: $(call plain_only,test-embed-from-ir)
+test-embed-from-ir: tests/embed/subset_from_ir.sh $(wildcard tests/embed/from_ir/*) | deps-generator deps-test fetch-releases
+	MAKE="$(MAKE)" PYTHON=$(PYTHON) CUDA_PATH=$(CUDA_PATH) CC=$(CC) sh tests/embed/subset_from_ir.sh \
+	    $(EMBED_DIR)/from-ir "$$($(PYTHON) -m generator.releases cache)"

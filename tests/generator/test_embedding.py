@@ -93,3 +93,36 @@ def test_trace_table_keeps_each_description_once_and_sorts_constants() -> None:
     assert table["of"] == [0, 0, 1]
     assert [c["name"] for c in table["enums"][0]["constants"]] == ["A", "B"]  # by value; the unsigned 2^64-1 left out
     assert table["constant_count"] == 2
+
+
+def _copy_ir(tmp_path, ir_dir):
+    import shutil
+    target = tmp_path / "ir"
+    shutil.copytree(ir_dir, target)
+    return target
+
+
+def test_read_irs_reads_every_configured_unit() -> None:
+    from pathlib import Path
+    cfg = config.load()
+    irs = subset.read_irs(cfg, Path(__file__).resolve().parents[2] / "generated" / "ir")
+    assert [ir["unit"] for ir in irs] == [u.name for u in cfg.units]
+
+
+def test_read_irs_refuses_a_missing_or_stale_ir(tmp_path) -> None:
+    import json
+    from pathlib import Path
+    cfg = config.load()
+    ir_dir = _copy_ir(tmp_path, Path(__file__).resolve().parents[2] / "generated" / "ir")
+    unit = cfg.units[0].name
+    path = ir_dir / f"{unit}.json"
+    ir = json.loads(path.read_text())
+    older = ir["releases"][1:]
+    if older:  # made for a release the configuration pins at other package versions
+        older[0]["packages"] = [p + "~other" for p in older[0]["packages"]]
+        path.write_text(json.dumps(ir))
+        with pytest.raises(subset.IRTreeError, match=f"{unit}.json holds the releases .*make generate"):
+            subset.read_irs(cfg, ir_dir)
+    path.unlink()
+    with pytest.raises(subset.IRTreeError, match=f"{unit}.json is missing"):
+        subset.read_irs(cfg, ir_dir)
