@@ -35,6 +35,7 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdio.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>

@@ -115,6 +115,13 @@ CASES = [
     ("nvml", "nvmlSystemGetDriverVersion", "cubind_nvml_system_get_driver_version"),
     ("nvml", "nvmlDeviceGetUUID", "cubind_nvml_device_get_uuid"),
     ("nvml", "nvmlDeviceGetCudaComputeCapability", "cubind_nvml_device_get_cuda_compute_capability"),
+    # cuda.bindings.nvvm.compile_program, .get_program_log_size; cuda.bindings.nvfatbin.add_ptx, .add_ltoir
+    ("nvvm", "nvvmCompileProgram", "cubind_nvvm_compile_program"),
+    ("nvvm", "nvvmGetProgramLogSize", "cubind_nvvm_get_program_log_size"),
+    ("nvfatbin", "nvFatbinAddPTX", "cubind_nvfatbin_add_ptx"),
+    ("nvfatbin", "nvFatbinAddLTOIR", "cubind_nvfatbin_add_ltoir"),
+    ("nvjpeg", "nvjpegCreateSimple", "cubind_nvjpeg_create_simple"),
+    ("nvjpeg", "nvjpegDecode", "cubind_nvjpeg_decode"),
 ]
 
 

@@ -106,7 +106,9 @@ def test_the_issues_cases_in_11_8() -> None:
 def test_every_function_has_an_entry_for_each_release_of_its_unit() -> None:
     for unit, ir in IRS.items():
         names = [r["name"] for r in ir["releases"]]
-        assert names == [NEWEST, *(r.name for r in CONFIG.releases_of(unit))]
+        # a unit whose headers the toolkit lacks is newest in the release they come from (nvml.h: 12.4)
+        newest = CONFIG.unit(unit).headers_release or NEWEST
+        assert names == [newest, *(r.name for r in CONFIG.releases_of(unit))]
         for function in ir["functions"]:
             assert list(function["releases"]) == names
             for release, entry in function["releases"].items():
